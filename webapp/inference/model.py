@@ -1,0 +1,53 @@
+"""The interface every model implements: a vocabulary, a context size, and a forward pass."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from .tokenizer import Token
+
+
+class Tokenizer(Protocol):
+    """What the loop needs from a tokenizer: text to tokens and ids back to text."""
+
+    unk_id: int | None
+    vocab: Sequence[str]
+
+    @property
+    def n_vocab(self) -> int: ...
+
+    def encode(self, text: str) -> list[Token]: ...
+
+    def decode(self, ids: Sequence[int]) -> str: ...
+
+    def token_text(self, i: int) -> str: ...
+
+    def check_ids(self, ids: Sequence[int]) -> None: ...
+
+
+class LanguageModel(ABC):
+    """A next-token model: ids seen so far in, one logit per vocabulary token out."""
+
+    name: str
+    description: str
+    tokenizer: Tokenizer
+    n_ctx: int  # how many of the last ids the forward pass reads
+
+    @property
+    def n_vocab(self) -> int:
+        return self.tokenizer.n_vocab
+
+    @abstractmethod
+    def logits(self, ids: Sequence[int]) -> np.ndarray:
+        """Return the logits for the token after ids: float array of shape [n_vocab].
+
+        Only the last n_ctx ids are read (a sliding window). ids may be empty.
+        """
+
+    def window(self, ids: Sequence[int]) -> Sequence[int]:
+        """The ids the forward pass reads: the last n_ctx of them."""
+        return ids[max(0, len(ids) - self.n_ctx) :]

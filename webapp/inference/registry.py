@@ -1,0 +1,43 @@
+"""Find and load the models that ship with the package, by name."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .bigram import BigramModel
+from .errors import UnknownModel
+from .model import LanguageModel
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+LOADERS = {"bigram": BigramModel.load}
+DEFAULT_MODEL = "austen-bigram"
+
+
+def register_loader(kind: str, loader) -> None:
+    """Let a model type (the "type" in a config.json) be loaded by load_model."""
+    LOADERS[kind] = loader
+
+
+def load_model(folder: str | Path) -> LanguageModel:
+    """Load the model in folder, choosing the loader by its config.json "type"."""
+    config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+    return LOADERS[config["type"]](folder)
+
+
+def load_bundled(models_dir: str | Path = MODELS_DIR) -> dict[str, LanguageModel]:
+    """Load every model folder under models_dir, keyed by model name, in the order of the folders."""
+    models = {}
+    for folder in sorted(Path(models_dir).iterdir()):
+        if (folder / "config.json").is_file():
+            model = load_model(folder)
+            models[model.name] = model
+    return models
+
+
+def get_model(models: dict[str, LanguageModel], name: str) -> LanguageModel:
+    try:
+        return models[name]
+    except KeyError:
+        known = ", ".join(models)
+        raise UnknownModel(f"there is no model named {name!r}; the models are: {known}") from None

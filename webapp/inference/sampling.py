@@ -1,0 +1,134 @@
+"""Turn logits into a pick: temperature, softmax, truncation, cumulative ranges, and the pick.
+
+Each function is small and pure: arrays in, new arrays out, inputs never changed.
+All probabilities are float64.
+
+The order is fixed: temperature, then softmax, then top-k, then top-p, then min-p.
+Each truncation sees the renormalised output of the one before it (as llama.cpp and
+Hugging Face chain their samplers), and what it keeps is renormalised to sum to 1.
+
+Ranges: the kept tokens are laid end to end on [0, 1), largest probability first,
+ties by smaller id. The pick is the first range whose upper end is greater than r.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .errors import InvalidSetting
+
+
+def check_temperature(temperature: float) -> float:
+    t = float(temperature)
+    if not math.isfinite(t) or t < 0:
+        raise InvalidSetting(f"temperature must be a finite number >= 0, not {temperature!r}")
+    return t
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Softmax in float64, subtracting the max first so that exp never overflows.
+
+    [1, 2, 3] -> [0.090, 0.245, 0.665]; [1e300, 1e300] -> [0.5, 0.5]; [0, -inf] -> [1, 0]
+    """
+    z = np.asarray(z, dtype=np.float64)  # [n_vocab]
+    finite = np.isfinite(z)
+    if not finite.any():  # all -inf: nothing can be chosen, so share equally
+        return np.full(z.shape, 1.0 / z.size)
+    shifted = np.where(finite, z - z[finite].max(), -np.inf)  # [n_vocab], max is 0
+    e = np.exp(shifted)  # [n_vocab], in [0, 1], at least one is 1
+    return e / e.sum()
+
+
+def scale(logits: np.ndarray, temperature: float) -> np.ndarray | None:
+    """Divide logits by T; None for T = 0, where the pick is the argmax and nothing is divided."""
+    t = check_temperature(temperature)
+    if t == 0:
+        return None
+    with np.errstate(over="ignore"):  # 1e300 / 1e-300 is inf; softmax below handles that
+        scaled = np.asarray(logits, dtype=np.float64) / t  # [n_vocab]
+    return scaled
+
+
+def probabilities(logits: np.ndarray, temperature: float) -> np.ndarray:
+    """Softmax of logits / T; for T = 0 all the mass on the argmax (ties: smaller id)."""
+    scaled = scale(logits, temperature)
+    if scaled is None:
+        probs = np.zeros(len(logits))  # [n_vocab]
+        probs[int(np.argmax(logits))] = 1.0  # np.argmax takes the first, i.e. smallest id
+        return probs
+    big = np.isposinf(scaled)
+    if big.any():  # a logit overflowed to +inf: those tokens share all the mass
+        return big / big.sum()
+    return softmax(scaled)
+
+
+def order(probs: np.ndarray, logits: np.ndarray) -> np.ndarray:
+    """Token ids by probability, largest first, then by logit, ties by smaller id.
+
+    The logit breaks ties among zero probabilities (e.g. at T = 0) so that rows still
+    read in the order the model ranked them.
+    """
+    ids = np.arange(len(probs))
+    return np.lexsort((ids, -np.asarray(logits, dtype=np.float64), -probs))
+
+
+def top_k_mask(probs: np.ndarray, ranked: np.ndarray, k: int | None) -> np.ndarray:
+    """Keep exactly the first k tokens of the ranking (ties at the edge go to smaller ids)."""
+    keep = probs > 0
+    if k is None:
+        return keep
+    mask = np.zeros(len(probs), dtype=bool)
+    mask[ranked[:k]] = True
+    return keep & mask
+
+
+def top_p_mask(probs: np.ndarray, ranked: np.ndarray, p: float | None) -> np.ndarray:
+    """Keep the shortest prefix of the ranking whose probabilities add up to at least p.
+
+    probs [0.5, 0.3, 0.2], p = 0.7 -> keeps the first two (0.8 >= 0.7).
+    """
+    keep = probs > 0
+    if p is None or p >= 1:
+        return keep
+    cdf = np.cumsum(probs[ranked])  # [n_vocab]
+    n_keep = int(np.searchsorted(cdf, p * (1 - 1e-12), side="left")) + 1  # tolerate rounding
+    mask = np.zeros(len(probs), dtype=bool)
+    mask[ranked[:n_keep]] = True
+    return keep & mask
+
+
+def min_p_mask(probs: np.ndarray, min_p: float | None) -> np.ndarray:
+    """Keep tokens whose probability is at least min_p times the largest one."""
+    keep = probs > 0
+    if min_p is None:
+        return keep
+    return keep & (probs >= min_p * probs.max())
+
+
+def renormalise(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    kept = np.where(mask, probs, 0.0)  # [n_vocab]
+    return kept / kept.sum()
+
+
+def ranges(probs: np.ndarray, ranked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper ends of each token's range on [0, 1), in ranking order.
+
+    probs of ranked tokens [0.5, 0.3, 0.2] -> lo [0, 0.5, 0.8], hi [0.5, 0.8, 1.0].
+    The last upper end is set to exactly 1 so rounding never leaves a gap below 1.
+    """
+    hi = np.cumsum(probs[ranked])  # [n_kept]
+    hi[-1] = 1.0
+    lo = np.concatenate(([0.0], hi[:-1]))  # [n_kept]
+    return lo, hi
+
+
+def pick(hi: np.ndarray, r: float) -> int:
+    """Index of the first range whose upper end is greater than r (r in [0, 1))."""
+    return min(int(np.searchsorted(hi, r, side="right")), len(hi) - 1)
+
+
+def random_r(seed: int, step: int) -> float:
+    """The random number of generation step i: default_rng([seed, i]).random(), in [0, 1)."""
+    return float(np.random.default_rng([seed, step]).random())

@@ -1,0 +1,211 @@
+"""One step of the loop as a pure function, and the loop built from it.
+
+A step reads (model, prompt, ids generated so far, settings) and returns every
+number the page shows: the prompt's tokens, the logits, the probabilities at
+temperature T before and after truncation, the ranges on [0, 1), r, and the pick.
+Nothing is mutated and nothing is remembered: the same inputs give the same step.
+
+The random number of generation step i is `numpy.random.default_rng([seed, i]).random()`,
+so stepping back and forth, or following a link, gives the same tokens.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import sampling
+from .errors import InvalidSetting, InvalidTokenIds, PromptTooLong
+from .model import LanguageModel
+from .tokenizer import Token
+
+MAX_PROMPT_CHARS = 2000
+MAX_TOKENS = 1024  # prompt + generated: a bound on the work one request can ask for
+MAX_SEED = 2**63 - 1
+N_ROWS = 20  # rows of the logits table
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How to turn logits into a pick. None switches a truncation off."""
+
+    temperature: float = 1.0
+    top_k: int | None = None
+    top_p: float | None = None
+    min_p: float | None = None
+    seed: int = 0
+
+    def __post_init__(self):
+        sampling.check_temperature(self.temperature)
+        if self.top_k is not None and (not isinstance(self.top_k, int) or self.top_k < 1):
+            raise InvalidSetting(f"top-k must be a whole number >= 1, not {self.top_k!r}")
+        if self.top_p is not None and not (0 < self.top_p <= 1):
+            raise InvalidSetting(f"top-p must be in (0, 1], not {self.top_p!r}")
+        if self.min_p is not None and not (0 <= self.min_p <= 1):
+            raise InvalidSetting(f"min-p must be in [0, 1], not {self.min_p!r}")
+        if not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
+            raise InvalidSetting(f"seed must be a whole number from 0 to {MAX_SEED}, not {self.seed!r}")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One token of the logits table, in ranking order."""
+
+    rank: int  # 1 = most probable
+    id: int
+    token: str
+    logit: float
+    scaled: float | None  # logit / T; None at T = 0
+    prob: float  # softmax(logits / T), before truncation
+    kept: bool  # survived top-k, top-p and min-p
+    prob_kept: float  # renormalised over the kept tokens; 0 if cut
+    lo: float | None  # its range on [0, 1); None if cut
+    hi: float | None
+
+
+@dataclass(frozen=True)
+class Rest:
+    """The tokens below the table, summed so that no mass is hidden."""
+
+    count: int
+    prob: float  # before truncation
+    kept_count: int
+    prob_kept: float  # their share of the ranges: one grey range at the end
+    lo: float | None
+    hi: float | None
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """Everything about generation step `step`: the distribution, r, and the pick."""
+
+    model: str
+    settings: Settings
+    prompt: str
+    prompt_tokens: tuple[Token, ...]
+    generated: tuple[int, ...]  # ids generated before this step
+    step: int  # generation index: len(generated)
+    window_start: int  # first position the model read (sliding window)
+    logits: np.ndarray = field(repr=False)  # [n_vocab]
+    scaled: np.ndarray | None = field(repr=False)  # [n_vocab], None at T = 0
+    probs: np.ndarray = field(repr=False)  # [n_vocab], before truncation
+    probs_kept: np.ndarray = field(repr=False)  # [n_vocab], after truncation
+    rows: tuple[Row, ...]
+    rest: Rest
+    n_kept: int
+    kept_mass: float  # probability (before truncation) of the kept tokens
+    r: float
+    r_source: str  # "seed": default_rng([seed, step]); "given": supplied by the caller
+    chosen: Row
+
+    @property
+    def context_ids(self) -> tuple[int, ...]:
+        return (*(t.id for t in self.prompt_tokens), *self.generated)
+
+
+def encode_prompt(model: LanguageModel, prompt: str) -> tuple[Token, ...]:
+    if len(prompt) > MAX_PROMPT_CHARS:
+        raise PromptTooLong(f"the prompt has {len(prompt):,} characters; the limit is {MAX_PROMPT_CHARS:,}")
+    return tuple(model.tokenizer.encode(prompt))
+
+
+def check_generated(model: LanguageModel, n_prompt: int, generated: Sequence[int]) -> tuple[int, ...]:
+    ids = tuple(int(i) for i in generated)
+    model.tokenizer.check_ids(ids)
+    if n_prompt + len(ids) >= MAX_TOKENS:
+        raise InvalidTokenIds(f"prompt and generated tokens come to {n_prompt + len(ids):,}; the limit is {MAX_TOKENS - 1:,}")
+    return ids
+
+
+def check_r(r: float) -> float:
+    r = float(r)
+    if not (math.isfinite(r) and 0 <= r < 1):
+        raise InvalidSetting(f"r must be a number in [0, 1), not {r!r}")
+    return r
+
+
+def run_step(model: LanguageModel, prompt: str, generated: Sequence[int] = (), settings: Settings = Settings(),
+             r: float | None = None, n_rows: int = N_ROWS) -> StepResult:
+    """Compute generation step len(generated): logits, probabilities, ranges, r and the pick."""
+    prompt_tokens = encode_prompt(model, prompt)
+    generated = check_generated(model, len(prompt_tokens), generated)
+    ids = [t.id for t in prompt_tokens] + list(generated)
+    logits = np.asarray(model.logits(ids), dtype=np.float64)  # [n_vocab]
+    step = len(generated)
+    r_source = "seed" if r is None else "given"
+    r = sampling.random_r(settings.seed, step) if r is None else check_r(r)
+    return _result(model, prompt, prompt_tokens, generated, settings, logits, r, r_source, n_rows,
+                   window_start=max(0, len(ids) - model.n_ctx))
+
+
+def _truncate(probs: np.ndarray, ranked: np.ndarray, s: Settings) -> np.ndarray:
+    """Apply top-k, top-p, min-p in that order; return the renormalised kept probabilities."""
+    mask = sampling.top_k_mask(probs, ranked, s.top_k)
+    p = sampling.renormalise(probs, mask)  # [n_vocab]
+    mask = sampling.top_p_mask(p, ranked, s.top_p)
+    p = sampling.renormalise(p, mask)
+    mask = sampling.min_p_mask(p, s.min_p)
+    return sampling.renormalise(p, mask)
+
+
+def _result(model, prompt, prompt_tokens, generated, s: Settings, logits, r, r_source, n_rows, window_start):
+    scaled = sampling.scale(logits, s.temperature)  # [n_vocab] or None
+    probs = sampling.probabilities(logits, s.temperature)  # [n_vocab]
+    ranked = sampling.order(probs, logits)  # [n_vocab] ids
+    probs_kept = _truncate(probs, ranked, s)  # [n_vocab]
+    kept_ranked = ranked[probs_kept[ranked] > 0]  # [n_kept] ids, still in ranking order
+    lo, hi = sampling.ranges(probs_kept, kept_ranked)  # [n_kept] each
+    chosen_pos = sampling.pick(hi, r)
+    bounds = {int(i): (float(a), float(b)) for i, a, b in zip(kept_ranked[: n_rows + 1], lo, hi)}
+    bounds[int(kept_ranked[chosen_pos])] = (float(lo[chosen_pos]), float(hi[chosen_pos]))
+
+    def row(rank: int, i: int) -> Row:
+        a, b = bounds.get(i, (None, None))
+        return Row(rank, i, model.tokenizer.token_text(i), float(logits[i]),
+                   None if scaled is None else float(scaled[i]), float(probs[i]),
+                   bool(probs_kept[i] > 0), float(probs_kept[i]), a, b)
+
+    rows = tuple(row(rank, int(i)) for rank, i in enumerate(ranked[:n_rows], start=1))
+    rank_of_chosen = int(np.flatnonzero(ranked == kept_ranked[chosen_pos])[0]) + 1
+    chosen = rows[rank_of_chosen - 1] if rank_of_chosen <= n_rows else row(rank_of_chosen, int(kept_ranked[chosen_pos]))
+    n_kept = len(kept_ranked)
+    shown_kept = int(sum(r_.kept for r_ in rows))
+    rest_kept = n_kept - shown_kept
+    rest = Rest(count=len(ranked) - len(rows), prob=float(probs[ranked[n_rows:]].sum()),
+                kept_count=rest_kept, prob_kept=float(probs_kept[ranked[n_rows:]].sum()),
+                lo=float(lo[shown_kept]) if rest_kept else None, hi=1.0 if rest_kept else None)
+    return StepResult(model.name, s, prompt, prompt_tokens, generated, len(generated), window_start, logits, scaled,
+                      probs, probs_kept, rows, rest, n_kept, float(probs[kept_ranked].sum()), r, r_source, chosen)
+
+
+def generate(model: LanguageModel, prompt: str, n_steps: int, settings: Settings = Settings(),
+             generated: Sequence[int] = ()) -> list[StepResult]:
+    """Run n_steps steps from the given ids, each appending its pick; return the steps."""
+    ids = list(generated)
+    steps = []
+    for _ in range(n_steps):
+        result = run_step(model, prompt, ids, settings)
+        steps.append(result)
+        ids.append(result.chosen.id)
+    return steps
+
+
+def undo(generated: Sequence[int]) -> tuple[int, ...]:
+    """Drop the last generated id: [5, 9, 2] -> (5, 9); () stays ()."""
+    return tuple(generated[:-1])
+
+
+def text_of(model: LanguageModel, prompt: str, generated: Sequence[int]) -> str:
+    """The prompt as typed, then the generated tokens, spaced as decode() spaces them.
+
+    'It is a truth' + [universally, acknowledged, ","] -> 'It is a truth universally acknowledged,'
+    """
+    prompt_ids = [t.id for t in model.tokenizer.encode(prompt)]
+    before = model.tokenizer.decode(prompt_ids)
+    tail = model.tokenizer.decode([*prompt_ids, *generated])[len(before) :]
+    if not prompt or prompt[-1].isspace():
+        tail = tail.lstrip(" ")
+    return prompt + tail

@@ -1,0 +1,162 @@
+"""A word-level tokenizer with a frequency vocabulary and an `<unk>` token.
+
+Splitting rule: a token is a word (letters, with inner apostrophes or hyphens, so
+"don't" and "good-humoured" stay whole), a run of digits, the dash "--", or any
+other single non-space character (punctuation). Whitespace separates tokens and is
+not a token, except a blank line, which becomes the paragraph token `<p>`.
+
+Case is kept: "She" and "she" are different tokens. Austen capitalises names and
+sentence starts, and a student reading the chips should see the words as written.
+
+Left out on purpose: subwords and byte fallback. A word outside the vocabulary
+becomes `<unk>`, which is the point of showing this tokenizer to a class.
+
+Example (in a vocabulary that has the words):
+
+    >>> tok.encode_ids('"Mr. Darcy," said she.')
+    [7, 42, 4, 380, 5, 7, 57, 26, 4]
+    >>> tok.decode([7, 42, 4, 380, 5, 7, 57, 26, 4])
+    '"Mr. Darcy," said she.'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import InvalidTokenIds
+
+UNK = "<unk>"
+PARAGRAPH = "<p>"
+SPECIALS = (UNK, PARAGRAPH)
+
+_WORD = r"[^\W\d_]+(?:['’-][^\W\d_]+)*"
+_TOKEN = re.compile(rf"\n[ \t]*\n\s*|{_WORD}|\d+|--|[^\w\s]|_")
+_NO_SPACE_BEFORE = frozenset(",.;:!?)]'’")
+_NO_SPACE_AFTER = frozenset("([")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token of an encoded text: its id, its text, and where it stood."""
+
+    id: int
+    text: str  # the vocabulary entry, e.g. "<unk>"
+    source: str  # the characters it came from, e.g. "zyxwvut"
+    start: int
+    end: int
+
+    @property
+    def unk(self) -> bool:
+        return self.text == UNK
+
+
+def split(text: str) -> list[tuple[str, int, int]]:
+    """Split text into (piece, start, end) by the rule in the module docstring.
+
+    'Yes--she.\\n\\nNo' -> [('Yes', 0, 3), ('--', 3, 5), ('she', 5, 8), ('.', 8, 9),
+                          ('<p>', 9, 11), ('No', 11, 13)]
+    """
+    pieces = []
+    for m in _TOKEN.finditer(text):
+        piece = PARAGRAPH if m.group().startswith("\n") else m.group()
+        pieces.append((piece, m.start(), m.end()))
+    return pieces
+
+
+def corpus_pieces(text: str) -> list[str]:
+    """Split training text, dropping Gutenberg's `_italic_` underscores first."""
+    return [piece for piece, _, _ in split(text.replace("_", ""))]
+
+
+class WordTokenizer:
+    """Map words to ids and back through a fixed vocabulary."""
+
+    def __init__(self, vocab: Sequence[str]):
+        if tuple(vocab[: len(SPECIALS)]) != SPECIALS:
+            raise ValueError(f"a vocabulary must start with {SPECIALS}")
+        self.vocab: tuple[str, ...] = tuple(vocab)
+        self._ids = {word: i for i, word in enumerate(self.vocab)}
+        if len(self._ids) != len(self.vocab):
+            raise ValueError("a vocabulary must not repeat a word")
+        self.unk_id = self._ids[UNK]
+        self.paragraph_id = self._ids[PARAGRAPH]
+
+    @classmethod
+    def train(cls, texts: Iterable[str], vocab_size: int = 5000) -> WordTokenizer:
+        """Keep the vocab_size - 2 most frequent pieces (ties: first seen) after the specials."""
+        counts: Counter[str] = Counter()
+        for text in texts:
+            counts.update(corpus_pieces(text))
+        for special in SPECIALS:
+            counts.pop(special, None)
+        words = [w for w, _ in counts.most_common(vocab_size - len(SPECIALS))]
+        return cls([*SPECIALS, *words])
+
+    @classmethod
+    def load(cls, path: str | Path) -> WordTokenizer:
+        return cls(json.loads(Path(path).read_text(encoding="utf-8"))["vocab"])
+
+    def save(self, path: str | Path) -> None:
+        data = {"type": "word", "vocab": list(self.vocab)}
+        Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=0), encoding="utf-8")
+
+    @property
+    def n_vocab(self) -> int:
+        return len(self.vocab)
+
+    def id_of(self, word: str) -> int:
+        return self._ids.get(word, self.unk_id)
+
+    def encode(self, text: str) -> list[Token]:
+        """Encode text into tokens that remember their source characters."""
+        tokens = []
+        for piece, start, end in split(text):
+            i = self.id_of(piece)
+            tokens.append(Token(i, self.vocab[i], text[start:end], start, end))
+        return tokens
+
+    def encode_ids(self, text: str) -> list[int]:
+        return [t.id for t in self.encode(text)]
+
+    def token_text(self, i: int) -> str:
+        self.check_ids([i])
+        return self.vocab[i]
+
+    def check_ids(self, ids: Iterable[int]) -> None:
+        """Raise InvalidTokenIds unless every id is in the vocabulary."""
+        bad = [i for i in ids if not 0 <= i < len(self.vocab)]
+        if bad:
+            raise InvalidTokenIds(f"token id {bad[0]} is not in the vocabulary (0 to {len(self.vocab) - 1})")
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """Join tokens with single spaces, except around punctuation and quotes.
+
+        [7, 42, 4, 380, 5, 7] -> '"Mr. Darcy,"' (the second quote closes, so no space before it)
+        """
+        self.check_ids(ids)
+        return join_words([self.vocab[i] for i in ids])
+
+
+def join_words(words: Sequence[str]) -> str:
+    """Join token texts as prose: '"', 'Yes', ',', '"' -> '"Yes,"'."""
+    out: list[str] = []
+    quote_open = False  # straight double quotes alternate: open, close, open...
+    glue_next = True  # no space before the first word
+    for word in words:
+        if word == PARAGRAPH:
+            out.append("\n\n")
+            glue_next, quote_open = True, False
+            continue
+        closing = word == '"' and quote_open
+        if not (glue_next or closing or word == "--" or word in _NO_SPACE_BEFORE):
+            out.append(" ")
+        out.append(word)
+        if word == '"':
+            quote_open = not quote_open
+        glue_next = word == "--" or word in _NO_SPACE_AFTER or (word == '"' and quote_open)
+    return "".join(out)
