@@ -116,7 +116,8 @@ def check_generated(model: LanguageModel, n_prompt: int, generated: Sequence[int
     ids = tuple(int(i) for i in generated)
     model.tokenizer.check_ids(ids)
     if n_prompt + len(ids) >= MAX_TOKENS:
-        raise InvalidTokenIds(f"prompt and generated tokens come to {n_prompt + len(ids):,}; the limit is {MAX_TOKENS - 1:,}")
+        n = n_prompt + len(ids)
+        raise InvalidTokenIds(f"prompt and generated tokens come to {n:,}; the limit is {MAX_TOKENS - 1:,}")
     return ids
 
 
@@ -159,7 +160,8 @@ def _result(model, prompt, prompt_tokens, generated, s: Settings, logits, r, r_s
     kept_ranked = ranked[probs_kept[ranked] > 0]  # [n_kept] ids, still in ranking order
     lo, hi = sampling.ranges(probs_kept, kept_ranked)  # [n_kept] each
     chosen_pos = sampling.pick(hi, r)
-    bounds = {int(i): (float(a), float(b)) for i, a, b in zip(kept_ranked[: n_rows + 1], lo, hi)}
+    shown = slice(0, n_rows)  # kept tokens come first in the ranking, so these are the table's
+    bounds = {int(i): (float(a), float(b)) for i, a, b in zip(kept_ranked[shown], lo[shown], hi[shown], strict=True)}
     bounds[int(kept_ranked[chosen_pos])] = (float(lo[chosen_pos]), float(hi[chosen_pos]))
 
     def row(rank: int, i: int) -> Row:
