@@ -36,7 +36,8 @@ def softmax(z: np.ndarray) -> np.ndarray:
     finite = np.isfinite(z)
     if not finite.any():  # all -inf: nothing can be chosen, so share equally
         return np.full(z.shape, 1.0 / z.size)
-    shifted = np.where(finite, z - z[finite].max(), -np.inf)  # [n_vocab], max is 0
+    with np.errstate(over="ignore"):  # -1e308 - 1e308 is -inf, which exp turns into 0 as it should
+        shifted = np.where(finite, z - z[finite].max(), -np.inf)  # [n_vocab], max is 0
     e = np.exp(shifted)  # [n_vocab], in [0, 1], at least one is 1
     return e / e.sum()
 
@@ -53,15 +54,24 @@ def scale(logits: np.ndarray, temperature: float) -> np.ndarray | None:
 
 def probabilities(logits: np.ndarray, temperature: float) -> np.ndarray:
     """Softmax of logits / T; for T = 0 all the mass on the argmax (ties: smaller id)."""
-    scaled = scale(logits, temperature)
-    if scaled is None:
-        probs = np.zeros(len(logits))  # [n_vocab]
-        probs[int(np.argmax(logits))] = 1.0  # np.argmax takes the first, i.e. smallest id
+    t = check_temperature(temperature)
+    z = np.asarray(logits, dtype=np.float64)  # [n_vocab]
+    if t == 0:
+        probs = np.zeros(len(z))  # [n_vocab]
+        probs[int(np.argmax(z))] = 1.0  # np.argmax takes the first, i.e. smallest id
         return probs
-    big = np.isposinf(scaled)
-    if big.any():  # a logit overflowed to +inf: those tokens share all the mass
+    big = np.isposinf(z)
+    if big.any():  # a logit is +inf: those tokens share all the mass
         return big / big.sum()
-    return softmax(scaled)
+    finite = np.isfinite(z)
+    if not finite.any():  # all -inf
+        return softmax(z)
+    # Subtract the max before dividing by T (softmax is shift invariant): (z - max) / T <= 0 never
+    # overflows to +inf, so a tiny T still puts the mass on the argmax instead of splitting it
+    # between logits that all overflowed to inf (5 / 1e-308 and 4 / 1e-308 are both inf).
+    with np.errstate(over="ignore"):
+        shifted = (z - z[finite].max()) / t  # [n_vocab], max is 0
+    return softmax(shifted)
 
 
 def order(probs: np.ndarray, logits: np.ndarray) -> np.ndarray:
@@ -118,7 +128,9 @@ def ranges(probs: np.ndarray, ranked: np.ndarray) -> tuple[np.ndarray, np.ndarra
     probs of ranked tokens [0.5, 0.3, 0.2] -> lo [0, 0.5, 0.8], hi [0.5, 0.8, 1.0].
     The last upper end is set to exactly 1 so rounding never leaves a gap below 1.
     """
-    hi = np.cumsum(probs[ranked])  # [n_kept]
+    # The running sum can round above 1 before the last token (0.56 + 0.34 + 0.1 -> 1.0000000000000002):
+    # clip it so that no range starts above 1 or ends before it starts.
+    hi = np.minimum(np.cumsum(probs[ranked]), 1.0)  # [n_kept]
     hi[-1] = 1.0
     lo = np.concatenate(([0.0], hi[:-1]))  # [n_kept]
     return lo, hi

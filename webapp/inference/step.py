@@ -60,6 +60,7 @@ class Row:
     logit: float
     scaled: float | None  # logit / T; None at T = 0
     prob: float  # softmax(logits / T), before truncation
+    prob_t1: float  # softmax(logits) at T = 1, for comparison
     kept: bool  # survived top-k, top-p and min-p
     prob_kept: float  # renormalised over the kept tokens; 0 if cut
     lo: float | None  # its range on [0, 1); None if cut
@@ -155,6 +156,7 @@ def _truncate(probs: np.ndarray, ranked: np.ndarray, s: Settings) -> np.ndarray:
 def _result(model, prompt, prompt_tokens, generated, s: Settings, logits, r, r_source, n_rows, window_start):
     scaled = sampling.scale(logits, s.temperature)  # [n_vocab] or None
     probs = sampling.probabilities(logits, s.temperature)  # [n_vocab]
+    probs_t1 = probs if s.temperature == 1 else sampling.softmax(logits)  # [n_vocab]
     ranked = sampling.order(probs, logits)  # [n_vocab] ids
     probs_kept = _truncate(probs, ranked, s)  # [n_vocab]
     kept_ranked = ranked[probs_kept[ranked] > 0]  # [n_kept] ids, still in ranking order
@@ -167,7 +169,7 @@ def _result(model, prompt, prompt_tokens, generated, s: Settings, logits, r, r_s
     def row(rank: int, i: int) -> Row:
         a, b = bounds.get(i, (None, None))
         return Row(rank, i, model.tokenizer.token_text(i), float(logits[i]),
-                   None if scaled is None else float(scaled[i]), float(probs[i]),
+                   None if scaled is None else float(scaled[i]), float(probs[i]), float(probs_t1[i]),
                    bool(probs_kept[i] > 0), float(probs_kept[i]), a, b)
 
     rows = tuple(row(rank, int(i)) for rank, i in enumerate(ranked[:n_rows], start=1))
@@ -200,14 +202,23 @@ def undo(generated: Sequence[int]) -> tuple[int, ...]:
     return tuple(generated[:-1])
 
 
+def generated_pieces(model: LanguageModel, prompt: str, generated: Sequence[int]) -> list[str]:
+    """Each generated token's text with the space before it, as it follows the prompt.
+
+    'It is a truth' + [universally, ","] -> [' universally', ',']
+    """
+    if not generated:
+        return []
+    prompt_ids = [t.id for t in model.tokenizer.encode(prompt)]
+    pieces = model.tokenizer.decode_pieces([*prompt_ids, *generated])[len(prompt_ids) :]
+    if not prompt or prompt[-1].isspace():
+        pieces[0] = pieces[0].lstrip(" ")
+    return pieces
+
+
 def text_of(model: LanguageModel, prompt: str, generated: Sequence[int]) -> str:
     """The prompt as typed, then the generated tokens, spaced as decode() spaces them.
 
     'It is a truth' + [universally, acknowledged, ","] -> 'It is a truth universally acknowledged,'
     """
-    prompt_ids = [t.id for t in model.tokenizer.encode(prompt)]
-    before = model.tokenizer.decode(prompt_ids)
-    tail = model.tokenizer.decode([*prompt_ids, *generated])[len(before) :]
-    if not prompt or prompt[-1].isspace():
-        tail = tail.lstrip(" ")
-    return prompt + tail
+    return prompt + "".join(generated_pieces(model, prompt, generated))

@@ -138,12 +138,17 @@ class WordTokenizer:
 
         [7, 42, 4, 380, 5, 7] -> '"Mr. Darcy,"' (the second quote closes, so no space before it)
         """
+        return "".join(self.decode_pieces(ids))
+
+    def decode_pieces(self, ids: Sequence[int]) -> list[str]:
+        """Decode each id to its text with the space that goes before it: "".join() is decode()."""
         self.check_ids(ids)
         return join_words([self.vocab[i] for i in ids])
 
 
-def join_words(words: Sequence[str]) -> str:
-    """Join token texts as prose: '"', 'Yes', ',', '"' -> '"Yes,"'."""
+def join_words(words: Sequence[str]) -> list[str]:
+    """Space token texts as prose, one piece per word: '"', 'Yes', ',', '"' -> ['"', 'Yes', ',', '"']
+    and 'said', 'she' -> ['said', ' she']."""
     out: list[str] = []
     quote_open = False  # straight double quotes alternate: open, close, open...
     glue_next = True  # no space before the first word
@@ -153,10 +158,9 @@ def join_words(words: Sequence[str]) -> str:
             glue_next, quote_open = True, False
             continue
         closing = word == '"' and quote_open
-        if not (glue_next or closing or word == "--" or word in _NO_SPACE_BEFORE):
-            out.append(" ")
-        out.append(word)
+        space = not (glue_next or closing or word == "--" or word in _NO_SPACE_BEFORE)
+        out.append(" " + word if space else word)
         if word == '"':
             quote_open = not quote_open
         glue_next = word == "--" or word in _NO_SPACE_AFTER or (word == '"' and quote_open)
-    return "".join(out)
+    return out

@@ -1,0 +1,39 @@
+"""The web layer: Flask app factory, blueprints, templates. It parses, calls the core, renders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Flask
+
+from ..inference import load_bundled
+from ..inference.registry import DEFAULT_MODEL
+from . import api, errors, filters, views
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+
+
+def asset_dir(name: str) -> Path:
+    """templates/ or static/: inside the package in a built wheel, beside it in a source checkout."""
+    inside = PACKAGE_DIR / name
+    return inside if inside.is_dir() else PACKAGE_DIR.parent / name
+
+
+def create_app(config: dict | None = None) -> Flask:
+    """Build the app; load the models once, here."""
+    app = Flask(__name__, template_folder=asset_dir("templates"), static_folder=asset_dir("static"))
+    app.config.from_mapping(
+        MAX_CONTENT_LENGTH=64 * 1024,
+        FRAME_ANCESTORS="'self'",
+        SEND_FILE_MAX_AGE_DEFAULT=3600,
+    )
+    if config:
+        app.config.from_mapping(config)
+    models = app.config.get("MODELS") or load_bundled(app.config.get("MODELS_DIR") or PACKAGE_DIR / "models")
+    app.extensions["models"] = models
+    app.config.setdefault("DEFAULT_MODEL", DEFAULT_MODEL if DEFAULT_MODEL in models else next(iter(models)))
+    filters.register(app)
+    errors.register(app)
+    app.register_blueprint(views.bp)
+    app.register_blueprint(api.bp)
+    return app
