@@ -25,7 +25,9 @@ def read_state() -> State:
 
 
 def is_htmx() -> bool:
-    return request.headers.get("HX-Request") == "true"
+    """An htmx request wants fragments; a history restore (the browser's Back) wants the page."""
+    headers = request.headers
+    return headers.get("HX-Request") == "true" and headers.get("HX-History-Restore-Request") != "true"
 
 
 def render_screen(state: State, shown=None, animate: bool = False):
