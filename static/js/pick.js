@@ -5,7 +5,6 @@
   "use strict";
 
   var DURATION_MS = 1200;
-  var WIDTH = 1000; // the range bar's SVG width for [0, 1)
 
   function reducedMotion() {
     return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -24,7 +23,7 @@
       if (start === null) start = now;
       var k = Math.min(1, (now - start) / DURATION_MS);
       var eased = 1 - Math.pow(1 - k, 3);
-      marker.setAttribute("transform", "translate(" + (r * WIDTH * eased).toFixed(2) + " 0)");
+      marker.setAttribute("x", (100 * r * eased).toFixed(3) + "%"); // the bar spans 0% to 100%
       if (k < 1) {
         window.requestAnimationFrame(frame);
       } else {
