@@ -14,13 +14,14 @@ SECURITY_HEADERS = {
 }
 
 
-def error_response(message: str, status: int):
+def error_response(message: str, status: int, headers: dict | None = None):
+    headers = dict(headers or {})
     if request.path.startswith("/api/"):
-        return {"error": message}, status
+        return {"error": message}, status, headers
     if request.headers.get("HX-Request") == "true":
-        headers = {"HX-Retarget": "#error", "HX-Reswap": "innerHTML"}
+        headers |= {"HX-Retarget": "#error", "HX-Reswap": "innerHTML"}
         return render_template("panels/_error_message.html", message=message), status, headers
-    return render_template("error.html", message=message), status
+    return render_template("error.html", message=message), status, headers
 
 
 def register(app: Flask) -> None:
@@ -30,7 +31,8 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException):
-        return error_response(e.description or e.name, e.code or 500)
+        allow = {"Allow": e.valid_methods and ", ".join(e.valid_methods)} if hasattr(e, "valid_methods") else {}
+        return error_response(e.description or e.name, e.code or 500, allow)
 
     @app.errorhandler(Exception)
     def unexpected(e: Exception):
@@ -44,6 +46,7 @@ def register(app: Flask) -> None:
             f"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors {app.config['FRAME_ANCESTORS']}"
         )
         response.headers.setdefault("Content-Security-Policy", csp)
+        response.vary.add("HX-Request")  # most URLs answer a page or a fragment by this header
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         return response

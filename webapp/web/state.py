@@ -34,10 +34,10 @@ class State:
     def query(self) -> dict[str, str]:
         """The state as query parameters, empty settings left out."""
         s = self.settings
-        q = {"prompt": self.prompt, "model": self.model, "temperature": f"{s.temperature:g}", "seed": str(s.seed)}
+        q = {"prompt": self.prompt, "model": self.model, "temperature": repr(s.temperature), "seed": str(s.seed)}
         for name in ("top_k", "top_p", "min_p"):
             if getattr(s, name) is not None:
-                q[name] = f"{getattr(s, name):g}"
+                q[name] = repr(getattr(s, name))  # exact: a float's repr reads back as the same float
         if self.ids:
             q["ids"] = ",".join(map(str, self.ids))
         return q
@@ -80,7 +80,7 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
     if len(prompt) > MAX_PROMPT_CHARS:
         raise InvalidInput(f"the prompt has {len(prompt):,} characters; the limit is {MAX_PROMPT_CHARS:,}")
     model = args.get("model", "").strip() or default_model
-    get_model(models, model)
+    vocabulary = get_model(models, model).tokenizer
     temperature = _number(args, "temperature", float, 1.0)
     if not 0 <= temperature <= MAX_TEMPERATURE:
         raise InvalidInput(f"temperature must be from 0 to {MAX_TEMPERATURE:g}, not {temperature:g}")
@@ -89,4 +89,6 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
         raise InvalidInput(f"seed must be a whole number from 0 to {MAX_SEED}")
     settings = Settings(temperature, _number(args, "top_k", int, None), _number(args, "top_p", float, None),
                         _number(args, "min_p", float, None), seed)
-    return State(prompt, model, parse_ids(args.get("ids", "")), settings)
+    ids = parse_ids(args.get("ids", ""))
+    vocabulary.check_ids(ids)
+    return State(prompt, model, ids, settings)

@@ -1,0 +1,68 @@
+"""The state survives the trip through a URL: what a redirect or HX-Push-Url writes reads back the same."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pytest
+
+from .markup import HTMX, ids_of, query_of
+
+SETTINGS = ("temperature", "top_k", "top_p", "min_p", "seed")
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        pytest.param({"temperature": "0.75", "top_k": "40", "top_p": "0.9", "min_p": "0.05", "seed": "17"}, id="plain"),
+        pytest.param({"temperature": "0", "seed": str(2**63 - 1)}, id="greedy-max-seed"),
+        pytest.param({"top_k": "999999"}, id="top_k-999999"),
+        pytest.param({"top_k": "1000000"}, id="top_k-1e6"),
+        pytest.param({"top_k": "1234567"}, id="top_k-7-digits"),
+        pytest.param({"temperature": "0.1234567"}, id="temperature-7-digits"),
+        pytest.param({"top_p": "0.1234567"}, id="top_p-7-digits"),
+        pytest.param({"min_p": "0.00012345678"}, id="min_p-small"),
+    ],
+)
+def test_redirect_keeps_the_settings_exactly(client, params):
+    """The 303 after Step leads to a screen with the settings that took the step."""
+    step = client.get(f"/step?{urlencode(params)}")
+    assert step.status_code == 303
+    location = step.headers["Location"]
+    assert client.get(location).status_code == 200, "the redirect leads to a screen"
+    written = query_of(location)
+    for name, value in params.items():
+        kind = int if name in ("top_k", "seed") else float
+        assert kind(written[name]) == kind(value), f"{name}={value} came back as {written[name]}"
+    htmx = client.get(f"/step?{urlencode(params)}", headers=HTMX)
+    assert htmx.headers["HX-Push-Url"] == location
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["", "  two  spaces  ", "a&b=c?d#e", "line one\nline two", "café ✓ naïve", "100% + 50%", "ids=1,2&seed=3"],
+)
+def test_awkward_prompts_survive_the_url(client, prompt):
+    location = client.get(f"/step?{urlencode({'prompt': prompt})}").headers["Location"]
+    assert query_of(location).get("prompt", "") == prompt
+    assert len(ids_of(location)) == 1
+
+
+def test_defaults_are_written_out(client):
+    """A bare /step writes every setting into the URL, so the link does not depend on the server's defaults."""
+    written = query_of(client.get("/step").headers["Location"])
+    assert {"prompt", "model", "temperature", "seed", "ids"} <= set(written)
+    assert not {"top_k", "top_p", "min_p"} & set(written), "switched-off truncations stay out"
+
+
+def test_three_steps_by_redirect_equal_three_steps_of_the_api(client):
+    params = {"temperature": "1.1", "top_p": "0.95", "seed": "31"}
+    location = f"/?{urlencode(params)}"
+    for _ in range(3):
+        location = client.get(location.replace("/?", "/step?", 1)).headers["Location"]
+    ids: list[int] = []
+    for _ in range(3):
+        query = {**params, **({"ids": ",".join(map(str, ids))} if ids else {})}
+        ids.append(client.get(f"/api/step?{urlencode(query)}").json["chosen"]["id"])
+    assert ids_of(location) == ids
+    assert {k: v for k, v in query_of(location).items() if k in SETTINGS} == params

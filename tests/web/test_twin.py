@@ -1,0 +1,260 @@
+"""The JSON twin: its fields, its random number, and that the page shows exactly its figures."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import numpy as np
+import pytest
+
+from .markup import label, logits_rows, num, parse, pct, pick_sentence, rest_row, span
+
+ROW_FIELDS = {"rank", "id", "token", "logit", "scaled", "prob", "kept", "lo", "hi"}
+TOP_FIELDS = {
+    "prompt_tokens",
+    "generated",
+    "temperature",
+    "top_k",
+    "top_p",
+    "min_p",
+    "seed",
+    "step",
+    "r",
+    "chosen",
+    "rows",
+    "rest",
+    "text",
+}
+
+# (settings, how many steps to take first): one state per temperature and truncation worth seeing.
+STATES = {
+    "default-no-ids": ({}, 0),
+    "greedy": ({"temperature": "0", "seed": "5"}, 2),
+    "greedy-no-ids": ({"temperature": "0"}, 0),
+    "sharp-top-k": ({"temperature": "0.7", "top_k": "5", "seed": "7"}, 3),
+    "flat-top-p": ({"temperature": "1.3", "top_p": "0.8", "seed": "42"}, 1),
+    "min-p": ({"min_p": "0.05", "seed": "3"}, 2),
+    "all-truncations": ({"temperature": "2", "top_k": "50", "top_p": "0.95", "min_p": "0.01", "seed": "11"}, 4),
+    "top-k-1-no-ids": ({"top_k": "1", "seed": "9"}, 0),
+    "pick-beyond-the-table": ({"temperature": "5", "seed": "0"}, 1),
+    "unk-prompt": ({"prompt": "Mr. Darcy looked at the xylophone", "seed": "2"}, 2),
+    "empty-prompt": ({"prompt": "", "temperature": "0.5", "seed": "123456789"}, 2),
+}
+
+
+def api(client, params: dict, ids: list[int], **extra) -> dict:
+    query = {**params, **extra, **({"ids": ",".join(map(str, ids))} if ids else {})}
+    response = client.get(f"/api/step?{urlencode(query)}")
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return response.json
+
+
+def page(client, params: dict, ids: list[int]):
+    query = {**params, **({"ids": ",".join(map(str, ids))} if ids else {})}
+    response = client.get(f"/?{urlencode(query)}")
+    assert response.status_code == 200
+    return parse(response.data)
+
+
+@pytest.fixture(scope="module", params=list(STATES), ids=list(STATES))
+def state(request, app):
+    """(settings, ids, the JSON of the step on display, the page's tree)."""
+    client = app.test_client()
+    params, n = STATES[request.param]
+    ids: list[int] = []
+    for _ in range(n):
+        ids.append(api(client, params, ids)["chosen"]["id"])
+    shown = api(client, params, ids[:-1])  # with ids, the page shows the step that picked the last one
+    return params, ids, shown, page(client, params, ids)
+
+
+def expected_rows(step: dict, taken: bool, n_vocab: int) -> list[dict]:
+    """What each body row of the table must read, from the JSON."""
+    out = []
+    for row in step["rows"]:
+        picked = taken and row["id"] == step["chosen"]["id"]
+        cut = not row["kept"] and row["prob"] > 0
+        renorm = row["kept"] and step["n_kept"] < n_vocab and row["prob_kept"] != row["prob"]
+        out.append(
+            {
+                "rank": str(row["rank"]),
+                "token": label(row["token"]),
+                "id": str(row["id"]),
+                "logit": num(row["logit"]),
+                "scaled": num(row["scaled"]),
+                "prob": pct(row["prob"]),
+                "prob_kept": f"kept: {pct(row['prob_kept'])}" if renorm else None,
+                "range": span(row["lo"], row["hi"]),
+                "picked": picked,
+                "cut": cut,
+            }
+        )
+    chosen = step["chosen"]
+    if taken and chosen["rank"] > len(step["rows"]):
+        out.append(
+            {
+                "rank": str(chosen["rank"]),
+                "token": label(chosen["token"]),
+                "id": str(chosen["id"]),
+                "logit": num(chosen["logit"]),
+                "scaled": num(chosen["scaled"]),
+                "prob": pct(chosen["prob"]),
+                "prob_kept": None,
+                "range": span(chosen["lo"], chosen["hi"]),
+                "picked": True,
+                "cut": False,
+            }
+        )
+    return out
+
+
+def test_table_rows_are_the_twins_rows_rounded(state):
+    params, ids, step, doc = state
+    shown = logits_rows(doc)
+    wanted = expected_rows(step, taken=bool(ids), n_vocab=step["n_vocab"])
+    assert len(shown) == len(wanted)
+    for got, want in zip(shown, wanted, strict=True):
+        assert (got.rank, got.token, got.id) == (want["rank"], want["token"], want["id"])
+        assert (got.logit, got.scaled) == (want["logit"], want["scaled"]), f"row {got.rank}"
+        assert (got.prob, got.prob_kept) == (want["prob"], want["prob_kept"]), f"row {got.rank}"
+        assert got.range == want["range"], f"row {got.rank}"
+        assert ("picked" in got.classes) == want["picked"] == ("picked" in got.badges)
+        assert ("cut" in got.classes) == want["cut"] == ("cut" in got.badges)
+
+
+def test_rest_row_is_the_twins_rest(state):
+    _, _, step, doc = state
+    rest = step["rest"]
+    shown = rest_row(doc)
+    assert shown["label"].startswith(f"{rest['count']:,} other tokens")
+    cut = rest["count"] - rest["kept_count"]
+    assert (f"({cut:,} cut)" in shown["label"]) == (cut > 0)
+    assert shown["prob"] == pct(rest["prob"])
+    assert shown["range"] == (f"[{rest['lo']:.3f}, 1.000)" if rest["kept_count"] else "—")
+
+
+def test_pick_sentence_is_the_twins_r_and_range(state):
+    _, ids, step, doc = state
+    sentence = pick_sentence(doc)
+    bar = doc.by_id("range-bar")
+    if not ids:
+        assert sentence is None
+        assert "data-r" not in bar.attrs
+        return
+    chosen = step["chosen"]
+    assert sentence == (f"{step['r']:.3f}", f"{chosen['lo']:.3f}", f"{chosen['hi']:.3f}", label(chosen["token"]))
+    assert chosen["lo"] <= step["r"] < chosen["hi"]
+    assert float(bar.attrs["data-r"]) == step["r"], "the animation's target is the exact r"
+    assert bar.attrs["data-step"] == str(step["step"])
+    source = " ".join(doc.find("span", "r-source").text().split())
+    assert source == f"(r from numpy.random.default_rng([{step['seed']}, {step['step']}]).random())"
+
+
+def test_chart_numbers_are_the_twins_probabilities(state):
+    _, _, step, doc = state
+    table = doc.by_id("chart").find("table")
+    cells = [[td.text().strip() for td in tr.find_all("td")] for tr in table.find("tbody").find_all("tr")]
+    assert cells == [[label(r["token"]), pct(r["prob"]), pct(r["prob_t1"])] for r in step["rows"]]
+
+
+def test_chips_are_the_twins_prompt_tokens(state):
+    params, ids, step, doc = state
+    chips = doc.by_id("tokens").find_all("li", "chip")
+    prompt_chips, generated_chips = chips[: len(step["prompt_tokens"])], chips[len(step["prompt_tokens"]) :]
+    for chip, token in zip(prompt_chips, step["prompt_tokens"], strict=True):
+        assert chip.find("span", "chip-id").text() == str(token["id"])
+        assert chip.find("span", "chip-text").text() == label(token["text"])
+        assert ("chip-unk" in chip.classes) == token["unk"]
+        if token["unk"]:
+            assert chip.find("span", "chip-source").text() == token["source"]
+    assert [c.find("span", "chip-id").text() for c in generated_chips] == [str(i) for i in ids]
+
+
+def test_text_so_far_is_the_twins_text(app, state):
+    params, ids, step, doc = state
+    after = step["text_after"] if ids else step["text"]  # the page's text ends with the shown pick
+    assert not ids or step["chosen"]["id"] == ids[-1], "the states are walked with their own settings"
+    text = doc.by_id("text").find("p", "text-so-far").text()
+    assert text.replace("¶", "") == after
+
+
+def test_the_states_cover_what_the_table_can_show(app):
+    """Guard the STATES above: greedy, cut rows, renormalised rows, <unk>, a pick below the table."""
+    client = app.test_client()
+    seen = set()
+    for params, n in STATES.values():
+        ids: list[int] = []
+        for _ in range(n):
+            ids.append(api(client, params, ids)["chosen"]["id"])
+        step = api(client, params, ids[:-1])
+        seen |= {"greedy"} if step["temperature"] == 0 else set()
+        seen |= {"cut"} if any(not r["kept"] and r["prob"] > 0 for r in step["rows"]) else set()
+        seen |= {"renormalised"} if 0 < step["n_kept"] < step["n_vocab"] else set()
+        seen |= {"unk"} if any(t["unk"] for t in step["prompt_tokens"]) else set()
+        seen |= {"beyond"} if ids and step["chosen"]["rank"] > len(step["rows"]) else set()
+    assert seen == {"greedy", "cut", "renormalised", "unk", "beyond"}
+
+
+def test_api_returns_every_field_the_issue_lists(client):
+    step = api(client, {"prompt": "It is a truth universally acknowledged", "seed": "4"}, [11, 4])
+    assert set(step) >= TOP_FIELDS
+    assert all({"id", "text", "unk"} <= set(t) for t in step["prompt_tokens"])
+    assert step["generated"]["ids"] == [11, 4]
+    assert len(step["generated"]["tokens"]) == 2
+    assert {"id", "token", "prob", "lo", "hi"} <= set(step["chosen"])
+    assert all(set(row) >= ROW_FIELDS for row in step["rows"])
+    assert [row["rank"] for row in step["rows"]] == list(range(1, len(step["rows"]) + 1))
+    assert {"count", "prob"} <= set(step["rest"])
+    assert step["step"] == 2
+    assert (step["temperature"], step["top_k"], step["top_p"], step["min_p"], step["seed"]) == (
+        1.0,
+        None,
+        None,
+        None,
+        4,
+    )
+    assert isinstance(step["text"], str) and step["text"].startswith("It is a truth universally acknowledged")
+    assert "logits" not in step
+
+
+def test_api_echoes_the_settings(client):
+    step = api(client, {"temperature": "0.25", "top_k": "7", "top_p": "0.5", "min_p": "0.125", "seed": "99"}, [])
+    assert (step["temperature"], step["top_k"], step["top_p"], step["min_p"], step["seed"]) == (0.25, 7, 0.5, 0.125, 99)
+
+
+def test_full_adds_every_logit(client):
+    step = api(client, {"seed": "4"}, [3], full="1")
+    assert len(step["logits"]) == step["n_vocab"] == 5000
+    for row in step["rows"]:
+        assert step["logits"][row["id"]] == row["logit"]
+    assert max(step["logits"]) == step["rows"][0]["logit"]
+
+
+def test_probabilities_of_the_table_and_rest_add_up_to_one(client):
+    step = api(client, {"temperature": "0.9", "top_p": "0.7"}, [5])
+    total = sum(r["prob"] for r in step["rows"]) + step["rest"]["prob"]
+    assert total == pytest.approx(1.0, abs=1e-9)
+    kept = [r for r in step["rows"] if r["kept"]]
+    assert kept[0]["lo"] == 0.0
+    for a, b in zip(kept, kept[1:], strict=False):
+        assert a["hi"] == b["lo"]
+
+
+@pytest.mark.parametrize(("seed", "n"), [(0, 0), (1, 1), (42, 3), (2**63 - 1, 2), (123456789, 5)])
+def test_r_is_numpys_generator_seeded_with_seed_and_step(client, seed, n):
+    ids = [3] * n
+    step = api(client, {"seed": str(seed)}, ids)
+    assert step["step"] == n
+    assert step["r"] == np.random.default_rng([seed, n]).random()
+
+
+def test_models_lists_the_bigram(client):
+    response = client.get("/api/models")
+    assert response.status_code == 200
+    body = response.json
+    names = [m["name"] for m in body["models"]]
+    assert "austen-bigram" in names
+    assert body["default"] in names
+    bigram = body["models"][names.index("austen-bigram")]
+    assert bigram["n_vocab"] == 5000 and bigram["n_ctx"] == 1
+    assert bigram["description"]
