@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict
 
 from .model import LanguageModel
 from .step import StepResult, text_of
+
+
+def _row(row) -> dict:
+    """A row as a dict; a logit / T that overflowed (T near 0) becomes None, as JSON has no infinity."""
+    d = asdict(row)
+    if d["scaled"] is not None and not math.isfinite(d["scaled"]):
+        d["scaled"] = None
+    return d
 
 
 def step_to_dict(model: LanguageModel, result: StepResult, full: bool = False) -> dict:
@@ -34,8 +43,8 @@ def step_to_dict(model: LanguageModel, result: StepResult, full: bool = False) -
         "window_start": result.window_start,
         "r": result.r,
         "r_source": result.r_source,
-        "chosen": asdict(result.chosen),
-        "rows": [asdict(row) for row in result.rows],
+        "chosen": _row(result.chosen),
+        "rows": [_row(row) for row in result.rows],
         "rest": asdict(result.rest),
         "n_kept": result.n_kept,
         "kept_mass": result.kept_mass,

@@ -110,7 +110,10 @@ class StepResult:
 def encode_prompt(model: LanguageModel, prompt: str) -> tuple[Token, ...]:
     if len(prompt) > MAX_PROMPT_CHARS:
         raise PromptTooLong(f"the prompt has {len(prompt):,} characters; the limit is {MAX_PROMPT_CHARS:,}")
-    return tuple(model.tokenizer.encode(prompt))
+    tokens = tuple(model.tokenizer.encode(prompt))
+    if len(tokens) >= MAX_TOKENS:  # 2,000 characters of punctuation are 2,000 tokens
+        raise PromptTooLong(f"the prompt has {len(tokens):,} tokens; the limit is {MAX_TOKENS - 1:,}")
+    return tokens
 
 
 def check_generated(model: LanguageModel, n_prompt: int, generated: Sequence[int]) -> tuple[int, ...]:

@@ -35,7 +35,8 @@ PARAGRAPH = "<p>"
 SPECIALS = (UNK, PARAGRAPH)
 
 _WORD = r"[^\W\d_]+(?:['’-][^\W\d_]+)*"
-_TOKEN = re.compile(rf"\n[ \t]*\n\s*|{_WORD}|\d+|--|[^\w\s]|_")
+# \r: a browser form sends line breaks as "\r\n", so "\r\n\r\n" is a blank line too
+_TOKEN = re.compile(rf"\n[ \t\r]*\n\s*|{_WORD}|\d+|--|[^\w\s]|_")
 _NO_SPACE_BEFORE = frozenset(",.;:!?)]'’")
 _NO_SPACE_AFTER = frozenset("([")
 

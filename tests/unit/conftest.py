@@ -1,0 +1,29 @@
+"""Fixtures for the unit tests of the inference core: the bundled bigram model, loaded once."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import settings
+
+from webapp.inference.bigram import BigramModel
+from webapp.inference.registry import MODELS_DIR
+
+BIGRAM_DIR = MODELS_DIR / "austen-bigram"
+
+# HYPOTHESIS_PROFILE=thorough runs every property with many more examples (minutes, not seconds).
+settings.register_profile("thorough", max_examples=3000, deadline=None)
+if os.environ.get("HYPOTHESIS_PROFILE"):
+    settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
+
+
+@pytest.fixture(scope="session")
+def bigram() -> BigramModel:
+    """Load austen-bigram straight from its folder, so other bundled models cannot break these tests."""
+    return BigramModel.load(BIGRAM_DIR)
+
+
+@pytest.fixture(scope="session")
+def tokenizer(bigram):
+    return bigram.tokenizer

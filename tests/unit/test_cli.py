@@ -1,0 +1,63 @@
+"""`python -m webapp trace`, run as a student would run it: in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from webapp.inference import Settings, generate
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def trace(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "webapp", "trace", *args], capture_output=True, text=True,
+                          cwd=REPO_ROOT, timeout=60)
+
+
+def test_trace_json_prints_one_line_per_step_agreeing_with_generate(bigram):
+    done = trace("Mr. Darcy said", "--steps", "3", "--seed", "7", "--json")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 3
+    steps = [json.loads(line) for line in lines]
+    expected = generate(bigram, "Mr. Darcy said", 3, Settings(seed=7))
+    assert [s["chosen"]["id"] for s in steps] == [e.chosen.id for e in expected]
+    assert [s["r"] for s in steps] == [e.r for e in expected]
+    assert [s["step"] for s in steps] == [0, 1, 2]
+    assert [s["generated"]["ids"] for s in steps] == [list(e.generated) for e in expected]
+    assert all(s["model"] == "austen-bigram" and s["seed"] == 7 for s in steps)
+
+
+def test_trace_prints_a_readable_table(bigram):
+    done = trace("Mr. Darcy said", "--steps", "2", "--temperature", "0.8", "--seed", "7", "--top-k", "5")
+    assert done.returncode == 0, done.stderr
+    expected = generate(bigram, "Mr. Darcy said", 2, Settings(temperature=0.8, top_k=5, seed=7))
+    headers = [line for line in done.stdout.splitlines() if line.startswith("step ")]
+    assert len(headers) == 2
+    for header, step in zip(headers, expected, strict=True):
+        assert f"r = {step.r:.4f}" in header and f"(id {step.chosen.id})" in header
+
+
+@pytest.mark.parametrize("args", [
+    ["--temperature", "nan"],
+    ["--temperature", "-1"],
+    ["--top-p", "0"],
+    ["--top-k", "0"],
+    ["--min-p", "2"],
+    ["--seed", "-1"],
+    ["--model", "nope"],
+    ["--steps", "abc"],
+    ["--steps", "-1"],
+], ids=" ".join)
+def test_bad_arguments_exit_2_with_a_one_line_error(args):
+    done = trace("Mr. Darcy said", *args)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    error = done.stderr.strip()
+    assert error and "\n" not in error and "Traceback" not in error
+    assert "error:" in error
