@@ -52,6 +52,8 @@ with_bigram = settings(deadline=None)  # the bigram model makes each example a m
 
 def assert_same_step(a: StepResult, b: StepResult) -> None:
     for f in dataclasses.fields(StepResult):
+        if not f.compare:  # the per-token lookup table, derived from the fields compared here
+            continue
         x, y = getattr(a, f.name), getattr(b, f.name)
         if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
             assert x is not None and y is not None and np.array_equal(x, y), f.name

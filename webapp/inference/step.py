@@ -101,6 +101,12 @@ class StepResult:
     r: float
     r_source: str  # "seed": default_rng([seed, step]); "given": supplied by the caller
     chosen: Row
+    table: _Table = field(repr=False, compare=False)
+
+    def row_of(self, token_id: int) -> Row:
+        """The table row of any token at this step, e.g. one the teacher chooses instead."""
+        self.table.model.tokenizer.check_ids([token_id])
+        return self.table.row(int(token_id))
 
     @property
     def context_ids(self) -> tuple[int, ...]:
@@ -164,28 +170,46 @@ def _result(model, prompt, prompt_tokens, generated, s: Settings, logits, r, r_s
     probs_kept = _truncate(probs, ranked, s)  # [n_vocab]
     kept_ranked = ranked[probs_kept[ranked] > 0]  # [n_kept] ids, still in ranking order
     lo, hi = sampling.ranges(probs_kept, kept_ranked)  # [n_kept] each
-    chosen_pos = sampling.pick(hi, r)
-    shown = slice(0, n_rows)  # kept tokens come first in the ranking, so these are the table's
-    bounds = {int(i): (float(a), float(b)) for i, a, b in zip(kept_ranked[shown], lo[shown], hi[shown], strict=True)}
-    bounds[int(kept_ranked[chosen_pos])] = (float(lo[chosen_pos]), float(hi[chosen_pos]))
+    chosen_id = int(kept_ranked[sampling.pick(hi, r)])
+    ranks = np.empty(len(ranked), dtype=np.int64)  # [n_vocab]: rank of each id, 1 = most probable
+    ranks[ranked] = np.arange(1, len(ranked) + 1)
+    range_lo = np.full(len(ranked), np.nan)  # [n_vocab]: each kept id's range, NaN if cut
+    range_hi = np.full(len(ranked), np.nan)
+    range_lo[kept_ranked], range_hi[kept_ranked] = lo, hi
+    table = _Table(model, logits, scaled, probs, probs_t1, probs_kept, ranks, range_lo, range_hi)
 
-    def row(rank: int, i: int) -> Row:
-        a, b = bounds.get(i, (None, None))
-        return Row(rank, i, model.tokenizer.token_text(i), float(logits[i]),
-                   None if scaled is None else float(scaled[i]), float(probs[i]), float(probs_t1[i]),
-                   bool(probs_kept[i] > 0), float(probs_kept[i]), a, b)
-
-    rows = tuple(row(rank, int(i)) for rank, i in enumerate(ranked[:n_rows], start=1))
-    rank_of_chosen = int(np.flatnonzero(ranked == kept_ranked[chosen_pos])[0]) + 1
-    chosen = rows[rank_of_chosen - 1] if rank_of_chosen <= n_rows else row(rank_of_chosen, int(kept_ranked[chosen_pos]))
+    rows = tuple(table.row(int(i)) for i in ranked[:n_rows])
     n_kept = len(kept_ranked)
-    shown_kept = int(sum(r_.kept for r_ in rows))
+    shown_kept = int(sum(row.kept for row in rows))  # kept tokens come first in the ranking
     rest_kept = n_kept - shown_kept
     rest = Rest(count=len(ranked) - len(rows), prob=float(probs[ranked[n_rows:]].sum()),
                 kept_count=rest_kept, prob_kept=float(probs_kept[ranked[n_rows:]].sum()),
                 lo=float(lo[shown_kept]) if rest_kept else None, hi=1.0 if rest_kept else None)
     return StepResult(model.name, s, prompt, prompt_tokens, generated, len(generated), window_start, logits, scaled,
-                      probs, probs_kept, rows, rest, n_kept, float(probs[kept_ranked].sum()), r, r_source, chosen)
+                      probs, probs_kept, rows, rest, n_kept, float(probs[kept_ranked].sum()), r, r_source,
+                      table.row(chosen_id), table)
+
+
+@dataclass(frozen=True, eq=False)
+class _Table:
+    """Every token's figures for one step, so that any token's row can be read off."""
+
+    model: LanguageModel
+    logits: np.ndarray  # [n_vocab]
+    scaled: np.ndarray | None  # [n_vocab]
+    probs: np.ndarray  # [n_vocab]
+    probs_t1: np.ndarray  # [n_vocab]
+    probs_kept: np.ndarray  # [n_vocab]
+    ranks: np.ndarray  # [n_vocab]
+    lo: np.ndarray  # [n_vocab], NaN if cut
+    hi: np.ndarray  # [n_vocab], NaN if cut
+
+    def row(self, i: int) -> Row:
+        kept = bool(self.probs_kept[i] > 0)
+        return Row(int(self.ranks[i]), i, self.model.tokenizer.token_text(i), float(self.logits[i]),
+                   None if self.scaled is None else float(self.scaled[i]), float(self.probs[i]),
+                   float(self.probs_t1[i]), kept, float(self.probs_kept[i]),
+                   float(self.lo[i]) if kept else None, float(self.hi[i]) if kept else None)
 
 
 def generate(model: LanguageModel, prompt: str, n_steps: int, settings: Settings = Settings(),
