@@ -150,7 +150,7 @@ def logits_rows(doc: Element) -> list[TableRow]:
     rows = []
     for tr in table.find("tbody").find_all("tr"):
         cells = tr.find_all("td")
-        assert len(cells) == 7, f"a row with {len(cells)} cells"
+        assert len(cells) == 8, f"a row with {len(cells)} cells"  # the last holds the "choose" button
         note = cells[5].find("span", "renorm")
         rows.append(
             TableRow(

@@ -91,6 +91,7 @@ def expected_rows(step: dict, taken: bool, n_vocab: int) -> list[dict]:
         )
     chosen = step["chosen"]
     if taken and chosen["rank"] > len(step["rows"]):
+        renorm = step["n_kept"] < n_vocab and chosen["prob_kept"] != chosen["prob"]
         out.append(
             {
                 "rank": str(chosen["rank"]),
@@ -99,7 +100,7 @@ def expected_rows(step: dict, taken: bool, n_vocab: int) -> list[dict]:
                 "logit": num(chosen["logit"]),
                 "scaled": num(chosen["scaled"]),
                 "prob": pct(chosen["prob"]),
-                "prob_kept": None,
+                "prob_kept": f"kept: {pct(chosen['prob_kept'])}" if renorm else None,
                 "range": span(chosen["lo"], chosen["hi"]),
                 "picked": True,
                 "cut": False,

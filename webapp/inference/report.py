@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 from dataclasses import asdict
 
 from .model import LanguageModel
-from .step import StepResult, text_of
+from .step import Settings, StepResult, run_step, text_of
 
 
 def _row(row) -> dict:
@@ -54,3 +56,40 @@ def step_to_dict(model: LanguageModel, result: StepResult, full: bool = False) -
     if full:
         out["logits"] = result.logits.tolist()
     return out
+
+
+def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = 10) -> dict:
+    """Every generated token's step: settings, r, the pick, the token in the text, the top rows.
+
+    sources[i] is "s" (picked by the seeded r), "f" (forced by hand) or a float (an r typed in).
+    Every step is recomputed with today's settings, as the screen does.
+    """
+    steps = []
+    for i, token in enumerate(ids):
+        given = None if isinstance(sources[i], str) else float(sources[i])
+        result = run_step(model, prompt, ids[:i], settings, r=given, n_rows=n_rows)
+        steps.append({
+            "step": i, "temperature": settings.temperature, "top_k": settings.top_k, "top_p": settings.top_p,
+            "min_p": settings.min_p, "seed": settings.seed, "r": result.r, "r_source": result.r_source,
+            "pick": _row(result.chosen), "token_in_text": _row(result.row_of(token)),
+            "forced": sources[i] == "f", "rows": [_row(row) for row in result.rows], "rest": asdict(result.rest),
+        })
+    return {"model": model.name, "prompt": prompt, "generated": list(ids),
+            "text": text_of(model, prompt, list(ids)), "steps": steps}
+
+
+CSV_COLUMNS = ("rank", "token", "id", "logit", "scaled", "prob", "prob_t1", "kept", "prob_kept", "lo", "hi")
+
+
+def rows_to_csv(result: StepResult) -> str:
+    """The step's logits table as CSV, with a last line for the rest of the vocabulary."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in result.rows:
+        d = _row(row)
+        writer.writerow(["" if d[c] is None else d[c] for c in CSV_COLUMNS])
+    rest = result.rest
+    writer.writerow(["", f"{rest.count} other tokens", "", "", "", rest.prob, "", rest.kept_count, rest.prob_kept,
+                     "" if rest.lo is None else rest.lo, "" if rest.hi is None else rest.hi])
+    return out.getvalue()

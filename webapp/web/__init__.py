@@ -8,7 +8,7 @@ from flask import Flask
 
 from ..inference import load_bundled
 from ..inference.registry import DEFAULT_MODEL
-from . import api, errors, filters, views
+from . import api, compress, errors, filters, views
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -34,6 +34,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.setdefault("DEFAULT_MODEL", DEFAULT_MODEL if DEFAULT_MODEL in models else next(iter(models)))
     filters.register(app)
     errors.register(app)
+    compress.register(app)
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
     return app

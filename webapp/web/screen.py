@@ -5,36 +5,69 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..inference import LanguageModel, StepResult, get_model, run_step
-from ..inference.step import generated_pieces
-from .state import State
+from ..inference import LanguageModel, Row, StepResult, get_model, run_step
+from ..inference.compare import Comparison, at_temperatures
+from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
+from .state import FORCED, State
+
+PRESENTER_ROWS = 10
 
 
 @dataclass(frozen=True)
 class Screen:
     """The step on display, and the text so far.
 
-    Once a token has been generated, the screen shows the step that picked the last
-    one (so Step shows the pick it just made); before that, the coming step, with no r yet.
+    Once a token has been generated, the screen shows the step that picked the last one
+    (so Step shows the pick it just made), or the step `at` names; before any, the coming
+    step, with no r drawn yet.
     """
 
     state: State
     model: LanguageModel
     result: StepResult
-    taken: bool  # the shown step's pick is the last token of the text
     pieces: list[str]  # the generated tokens' text, each with the space before it
+    comparison: Comparison
+
+    @property
+    def shown(self) -> int | None:
+        return self.state.shown
+
+    @property
+    def taken(self) -> bool:
+        return self.shown is not None
 
     @property
     def in_text(self) -> int | None:
-        """The id the text has at the shown step (it differs from the pick if settings changed)."""
-        return self.state.ids[-1] if self.taken else None
+        """The id the text has at the shown step (not the pick if forced or if settings changed)."""
+        return self.state.ids[self.shown] if self.taken else None
+
+    @property
+    def forced(self) -> bool:
+        return self.taken and self.state.sources[self.shown] == FORCED
+
+    @property
+    def text_row(self) -> Row | None:
+        """The table row of the token the text has at the shown step."""
+        return self.result.row_of(self.in_text) if self.taken else None
+
+    @property
+    def hidden(self) -> bool:
+        """Predict, then reveal: the step's numbers and pick stay hidden until Reveal."""
+        return self.state.predict and not self.state.revealed
+
+    @property
+    def at_limit(self) -> bool:
+        return len(self.result.prompt_tokens) + len(self.state.ids) + 1 >= MAX_TOKENS
 
 
 def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepResult | None = None) -> Screen:
     """Compute the screen for state; `shown` is the step to display if the caller already has it."""
     model = get_model(models, state.model)
-    before = state.ids[:-1]
+    i = state.shown
     if shown is None:
-        shown = run_step(model, state.prompt, before, state.settings)
+        before = state.ids if i is None else state.ids[:i]
+        r = None if i is None else state.given_r(i)
+        n_rows = PRESENTER_ROWS if state.present else N_ROWS
+        shown = run_step(model, state.prompt, before, state.settings, r=r, n_rows=n_rows)
     pieces = generated_pieces(model, state.prompt, state.ids)
-    return Screen(state, model, shown, bool(state.ids), pieces)
+    return Screen(state, model, shown, pieces, at_temperatures(shown))

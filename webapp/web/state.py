@@ -22,14 +22,32 @@ class InvalidInput(InferenceError):
     """A query parameter that cannot be read; the message says which and why."""
 
 
+SEEDED, FORCED = "s", "f"  # how a generated token came about; a float is an r the teacher typed
+
+
 @dataclass(frozen=True)
 class State:
-    """What the screen shows: the prompt, the model, the ids generated so far, the settings."""
+    """What the screen shows: the prompt, the model, the ids generated so far, the settings.
+
+    `sources` says for each generated id how it was picked: SEEDED (by the seeded r),
+    FORCED (chosen by hand from the table), or a float (by an r the teacher typed).
+    `at` shows an earlier step again; `next_r` is the teacher's r for the next Step.
+    """
 
     prompt: str
     model: str
     ids: tuple[int, ...]
     settings: Settings
+    sources: tuple[str | float, ...] = ()
+    at: int | None = None
+    next_r: float | None = None
+    predict: bool = False
+    revealed: bool = False
+    present: bool = False
+
+    def __post_init__(self):
+        if not self.sources:
+            object.__setattr__(self, "sources", (SEEDED,) * len(self.ids))
 
     def query(self) -> dict[str, str]:
         """The state as query parameters, empty settings left out."""
@@ -40,10 +58,31 @@ class State:
                 q[name] = repr(getattr(s, name))  # exact: a float's repr reads back as the same float
         if self.ids:
             q["ids"] = ",".join(map(str, self.ids))
+        if any(source != SEEDED for source in self.sources):
+            q["src"] = ",".join(source if isinstance(source, str) else repr(source) for source in self.sources)
+        optional = {"at": self.at, "r": None if self.next_r is None else repr(self.next_r),
+                    "predict": self.predict or None, "reveal": self.revealed or None, "present": self.present or None}
+        q.update({k: "1" if v is True else str(v) for k, v in optional.items() if v is not None})
         return q
 
-    def with_ids(self, ids) -> State:
-        return replace(self, ids=tuple(ids))
+    @property
+    def shown(self) -> int | None:
+        """The generation index of the step on screen: `at`, else the last one, else None."""
+        return self.at if self.at is not None else (len(self.ids) - 1 if self.ids else None)
+
+    def given_r(self, i: int) -> float | None:
+        """The r the teacher typed for step i, if any."""
+        source = self.sources[i]
+        return None if isinstance(source, str) else source
+
+    def branched(self, i: int, token_id: int, source: str | float) -> State:
+        """Put token_id at generation index i and drop what came after: i = len(ids) appends."""
+        return replace(self, ids=(*self.ids[:i], token_id), sources=(*self.sources[:i], source),
+                       at=None, next_r=None, revealed=False)
+
+    def truncated(self, n: int) -> State:
+        """Keep the first n generated tokens: truncated(len - 1) is Back, truncated(0) is Reset."""
+        return replace(self, ids=self.ids[:n], sources=self.sources[:n], at=None, revealed=False)
 
 
 def _number(args: Mapping[str, str], name: str, kind, default):
@@ -91,4 +130,42 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
                         _number(args, "min_p", float, None), seed)
     ids = parse_ids(args.get("ids", ""))
     vocabulary.check_ids(ids)
-    return State(prompt, model, ids, settings)
+    sources = parse_sources(args.get("src", ""), len(ids))
+    at = _number(args, "at", int, None)
+    if at is not None and not 0 <= at < len(ids):
+        raise InvalidInput(f"at must be the index of a generated token, from 0 to {len(ids) - 1}, not {at}")
+    next_r = _number(args, "r", float, None)
+    if next_r is not None and not 0 <= next_r < 1:
+        raise InvalidInput(f"r must be a number in [0, 1), not {next_r:g}")
+    flags = {name: _flag(args, name) for name in ("predict", "reveal", "present")}
+    return State(prompt, model, ids, settings, sources, at, next_r, flags["predict"], flags["reveal"],
+                 flags["present"])
+
+
+def _flag(args: Mapping[str, str], name: str) -> bool:
+    value = args.get(name, "").strip().lower()
+    if value not in ("", "0", "1", "on", "true", "false"):
+        raise InvalidInput(f"{name} must be 1 or 0, not {value[:20]!r}")
+    return value in ("1", "on", "true")
+
+
+def parse_sources(text: str, n: int) -> tuple[str | float, ...]:
+    """'s,f,0.25' -> ('s', 'f', 0.25): seeded, forced, typed r. '' -> all seeded."""
+    if not text.strip():
+        return (SEEDED,) * n
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != n:
+        raise InvalidInput(f"src must have one entry per generated id ({n}), not {len(parts)}")
+    return tuple(_source(p) for p in parts)
+
+
+def _source(text: str) -> str | float:
+    if text in (SEEDED, FORCED):
+        return text
+    try:
+        r = float(text)
+    except ValueError:
+        r = math.nan
+    if not (math.isfinite(r) and 0 <= r < 1):
+        raise InvalidInput(f"each src entry must be s (seeded), f (forced) or an r in [0, 1), not {text[:20]!r}")
+    return r

@@ -1,14 +1,21 @@
-"""The stepper's pages and fragments: show a state, step, go back, reset."""
+"""The stepper's pages and fragments: show a state, step, go back, reset, choose, share, export."""
 
 from __future__ import annotations
 
+import io
+from urllib.parse import urlencode, urlsplit
+
+import segno
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
 from ..inference import get_model, run_step
+from ..inference.report import rows_to_csv, trace_to_dict
 from .screen import build_screen
-from .state import State, parse_state
+from .state import FORCED, SEEDED, InvalidInput, State, parse_state
 
 bp = Blueprint("stepper", __name__)
+
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 
 def models():
@@ -30,13 +37,33 @@ def is_htmx() -> bool:
     return headers.get("HX-Request") == "true" and headers.get("HX-History-Restore-Request") != "true"
 
 
+def share_url(state: State) -> str:
+    """The screen's link for students: by the LAN address when the teacher is on localhost."""
+    base = request.host_url
+    if urlsplit(base).hostname in LOOPBACK and current_app.config.get("LAN_URL"):
+        base = current_app.config["LAN_URL"]
+    return base.rstrip("/") + "/?" + urlencode(state.query(), safe=",")
+
+
+def state_link(state: State):
+    """A function for templates: link("stepper.show", at=3) is this state's URL with at=3 (None drops a key)."""
+    query = state.query()
+
+    def link(endpoint: str, **changes) -> str:
+        merged = {k: v for k, v in {**query, **changes}.items() if v is not None}
+        return url_for(endpoint, **merged)
+
+    return link
+
+
 def render_screen(state: State, shown=None, animate: bool = False):
     """The whole page, or for htmx the panels as out-of-band fragments."""
     screen = build_screen(models(), state, shown)
     template = "fragments.html" if is_htmx() else "page.html"
-    response = current_app.make_response(render_template(template, screen=screen, animate=animate))
+    html = render_template(template, screen=screen, animate=animate and not screen.hidden,
+                           share_url=share_url(state), link=state_link(state))
+    response = current_app.make_response(html)
     response.headers["HX-Push-Url"] = url_for(".show", **state.query())
-    response.vary.add("HX-Request")
     return response
 
 
@@ -55,23 +82,71 @@ def show():
 
 @bp.get("/step")
 def step():
-    """Take one step: draw r, pick a token, append it."""
+    """Take one step: draw r (or take the teacher's), pick a token, append it."""
     state = read_state()
-    result = run_step(get_model(models(), state.model), state.prompt, state.ids, state.settings)
-    return moved_to(state.with_ids((*state.ids, result.chosen.id)), shown=result, animate=True)
+    model = get_model(models(), state.model)
+    result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r)
+    source = SEEDED if state.next_r is None else state.next_r
+    return moved_to(state.branched(len(state.ids), result.chosen.id, source), shown=result, animate=True)
 
 
 @bp.get("/back")
 def back():
     """Remove the last generated token and show the step before."""
     state = read_state()
-    return moved_to(state.with_ids(state.ids[:-1]))
+    return moved_to(state.truncated(len(state.ids) - 1))
 
 
 @bp.get("/reset")
 def reset():
     """Clear the generated tokens, keeping the prompt and settings."""
-    return moved_to(read_state().with_ids(()))
+    return moved_to(read_state().truncated(0))
+
+
+@bp.get("/choose")
+def choose():
+    """Force a token at the shown step instead of the pick; what came after it is dropped."""
+    state = read_state()
+    token = request.args.get("token", "").strip()
+    if not token.isdigit():
+        raise InvalidInput(f"token must be a token id, not {token[:20]!r}")
+    get_model(models(), state.model).tokenizer.check_ids([int(token)])
+    i = len(state.ids) if state.shown is None else state.shown
+    return moved_to(state.branched(i, int(token), FORCED))
+
+
+@bp.get("/export.json")
+def export_json():
+    """Download every step of the text so far as JSON."""
+    state = read_state()
+    trace = trace_to_dict(get_model(models(), state.model), state.prompt, state.ids, state.sources, state.settings)
+    response = current_app.json.response(trace)
+    response.headers["Content-Disposition"] = 'attachment; filename="trace.json"'
+    return response
+
+
+@bp.get("/export.csv")
+def export_csv():
+    """Download the logits table on screen as CSV."""
+    screen = build_screen(models(), read_state())
+    response = current_app.make_response(rows_to_csv(screen.result))
+    response.headers["Content-Type"] = "text/csv; charset=utf-8"
+    response.headers["Content-Disposition"] = f'attachment; filename="logits-step-{screen.result.step}.csv"'
+    return response
+
+
+@bp.get("/qr.svg")
+def qr_code():
+    """A QR code of this screen's link, for students' phones."""
+    try:
+        qr = segno.make(share_url(read_state()), error="l")
+    except segno.DataOverflowError:
+        raise InvalidInput("this screen's link is too long for a QR code; shorten the prompt") from None
+    svg = io.BytesIO()
+    qr.save(svg, kind="svg", scale=5, border=2, xmldecl=False, title="QR code of this screen's link")
+    response = current_app.make_response(svg.getvalue())
+    response.headers["Content-Type"] = "image/svg+xml"
+    return response
 
 
 @bp.get("/healthz")

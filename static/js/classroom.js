@@ -1,0 +1,128 @@
+/* Classroom controls: keyboard shortcuts, auto-play, the help dialog and "Copy link".
+   Everything here drives the page's own buttons, so htmx and the server do the work. */
+(function () {
+  "use strict";
+
+  var playing = false;
+  var timer = null;
+
+  function $(id) { return document.getElementById(id); }
+
+  function button(name) {
+    return Array.prototype.find.call(document.querySelectorAll("#controls .buttons button"), function (b) {
+      return b.textContent.trim() === name;
+    });
+  }
+
+  function typing(target) {
+    var tag = target && target.tagName;
+    return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable);
+  }
+
+  function setPlaying(on) {
+    playing = on;
+    window.clearTimeout(timer);
+    var play = $("play");
+    if (play) {
+      play.setAttribute("aria-pressed", on ? "true" : "false");
+      play.textContent = on ? "Pause" : "Play";
+    }
+    if (on) step();
+  }
+
+  function atLimit() {
+    var limit = $("at-limit");
+    return limit && limit.value === "1";
+  }
+
+  function step() {
+    if (atLimit()) { setPlaying(false); return; }
+    var b = button("Step");
+    if (b) b.click();
+  }
+
+  function nextWhenPicked() {
+    if (!playing) return;
+    var bar = $("range-bar");
+    if (bar && bar.getAttribute("data-state") !== "done") return; // pick:done will call again
+    window.clearTimeout(timer);
+    timer = window.setTimeout(function () { if (playing) step(); }, parseInt($("speed").value, 10) || 1500);
+  }
+
+  function nudgeTemperature(direction) {
+    var slider = $("temperature");
+    if (!slider) return;
+    if (direction > 0) slider.stepUp(); else slider.stepDown();
+    slider.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+
+  function openHelp() {
+    var help = $("help");
+    if (help && !help.open) help.showModal();
+  }
+
+  var keys = {
+    " ": step, "ArrowRight": step,
+    "ArrowLeft": function () { var b = button("Back"); if (b) b.click(); },
+    "p": function () { setPlaying(!playing); },
+    "ArrowUp": function () { nudgeTemperature(1); },
+    "ArrowDown": function () { nudgeTemperature(-1); },
+    "r": function () { var b = button("Reset"); if (b) b.click(); },
+    "?": openHelp
+  };
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    var help = $("help");
+    if (help && help.open) return; // the dialog handles its own keys (Escape closes it)
+    var key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    if (key === "?" || event.key === "?") key = "?";
+    var wasPlaying = playing;
+    if (wasPlaying && key !== "p") setPlaying(false); // any key pauses auto-play
+    var action = keys[key];
+    if (!action) return;
+    if (event.target && event.target.tagName === "BUTTON" && (key === " ")) return; // Space presses a focused button
+    event.preventDefault();
+    if (key === "p" || !wasPlaying) action();
+  });
+
+  function copyLink() {
+    var field = $("share-link");
+    var status = $("copy-status");
+    var done = function () { if (status) status.textContent = "Link copied."; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(field.value).then(done, function () { field.select(); });
+    } else {
+      field.select();
+      document.execCommand("copy");
+      done();
+    }
+  }
+
+  function wire() {
+    document.querySelectorAll(".needs-js").forEach(function (el) { el.hidden = false; });
+    var play = $("play");
+    if (play && !play.dataset.wired) {
+      play.dataset.wired = "1";
+      play.addEventListener("click", function () { setPlaying(!playing); });
+    }
+    var helpOpen = $("help-open");
+    if (helpOpen && !helpOpen.dataset.wired) {
+      helpOpen.dataset.wired = "1";
+      helpOpen.addEventListener("click", openHelp);
+    }
+    var copy = $("copy-link");
+    if (copy && !copy.dataset.wired) {
+      copy.dataset.wired = "1";
+      copy.addEventListener("click", copyLink);
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", wire);
+  document.addEventListener("htmx:afterSettle", function () { wire(); nextWhenPicked(); });
+  document.addEventListener("pick:done", nextWhenPicked);
+  document.addEventListener("htmx:responseError", function () { setPlaying(false); });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (event.detail.xhr && event.detail.xhr.status >= 400) setPlaying(false);
+  });
+})();
