@@ -10,7 +10,7 @@ from ..inference.compare import Comparison, at_temperatures
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
 from .state import FORCED, State
 
-PRESENTER_ROWS = 10
+PRESENTER_ROWS = 8
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,11 @@ class Screen:
         return len(self.result.prompt_tokens) + len(self.state.ids) + 1 >= MAX_TOKENS
 
 
+def n_rows(state: State) -> int:
+    """Rows of the logits table: fewer in presenter mode, so the screen fits a projector."""
+    return PRESENTER_ROWS if state.present else N_ROWS
+
+
 def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepResult | None = None) -> Screen:
     """Compute the screen for state; `shown` is the step to display if the caller already has it."""
     model = get_model(models, state.model)
@@ -67,7 +72,6 @@ def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepR
     if shown is None:
         before = state.ids if i is None else state.ids[:i]
         r = None if i is None else state.given_r(i)
-        n_rows = PRESENTER_ROWS if state.present else N_ROWS
-        shown = run_step(model, state.prompt, before, state.settings, r=r, n_rows=n_rows)
+        shown = run_step(model, state.prompt, before, state.settings, r=r, n_rows=n_rows(state))
     pieces = generated_pieces(model, state.prompt, state.ids)
     return Screen(state, model, shown, pieces, at_temperatures(shown))

@@ -10,7 +10,7 @@ from flask import Blueprint, current_app, redirect, render_template, request, ur
 
 from ..inference import get_model, run_step
 from ..inference.report import rows_to_csv, trace_to_dict
-from .screen import build_screen
+from .screen import build_screen, n_rows
 from .state import FORCED, SEEDED, InvalidInput, State, parse_state
 
 bp = Blueprint("stepper", __name__)
@@ -85,7 +85,7 @@ def step():
     """Take one step: draw r (or take the teacher's), pick a token, append it."""
     state = read_state()
     model = get_model(models(), state.model)
-    result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r)
+    result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
     source = SEEDED if state.next_r is None else state.next_r
     return moved_to(state.branched(len(state.ids), result.chosen.id, source), shown=result, animate=True)
 
