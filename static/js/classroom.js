@@ -118,8 +118,22 @@
     }
   }
 
+  // Worked examples stay open across steps: the panels are replaced, so reopen what was open.
+  var openWorked = {};
+  document.addEventListener("toggle", function (event) {
+    var el = event.target;
+    if (el.classList && el.classList.contains("worked") && el.id) openWorked[el.id] = el.open;
+  }, true);
+
+  function reopenWorked() {
+    Object.keys(openWorked).forEach(function (id) {
+      var el = $(id);
+      if (el && openWorked[id] && !el.open) el.open = true;
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", wire);
-  document.addEventListener("htmx:afterSettle", function () { wire(); nextWhenPicked(); });
+  document.addEventListener("htmx:afterSettle", function () { wire(); reopenWorked(); nextWhenPicked(); });
   document.addEventListener("pick:done", nextWhenPicked);
   document.addEventListener("htmx:responseError", function () { setPlaying(false); });
   document.addEventListener("htmx:afterRequest", function (event) {

@@ -415,7 +415,7 @@ def test_a_bad_value_shows_a_message_and_leaves_the_screen_as_it_was(page: Page,
     expect(region).to_be_empty()
     expect(page.locator("#logits .badge-cut")).not_to_have_count(0)
     expect(page.locator("#logits tbody tr:not(.cut)")).to_have_count(5)
-    expect(page.locator("#logits .truncation-note")).to_contain_text("Truncation kept 5 tokens")
+    expect(page.locator("#logits .truncation-note")).to_contain_text("Top-k = 5 cut 4,995 tokens")
     assert url_ids(page) == expected_ids[:2]
 
 

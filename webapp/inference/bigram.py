@@ -69,6 +69,10 @@ class BigramModel(LanguageModel):
         np.savez_compressed(folder / "counts.npz", indptr=self.indptr.astype(np.int32),
                             indices=self.indices.astype(np.int32), counts=self.counts.astype(np.int32))
 
+    def token_counts(self) -> np.ndarray:
+        """How often each token followed another in the training text: [n_vocab]."""
+        return np.bincount(self.indices, weights=self.counts, minlength=self.n_vocab).astype(np.int64)
+
     def pair_count(self, prev: int, nxt: int) -> int:
         """How often nxt followed prev in the training text."""
         lo, hi = self.indptr[prev], self.indptr[prev + 1]

@@ -50,6 +50,10 @@ class LanguageModel(ABC):
         Only the last n_ctx ids are read (a sliding window). ids may be empty.
         """
 
+    def token_counts(self) -> np.ndarray | None:
+        """How often each token occurred in the training text, if the model knows: [n_vocab]."""
+        return None
+
     def window(self, ids: Sequence[int]) -> Sequence[int]:
         """The ids the forward pass reads: the last n_ctx of them."""
         return ids[max(0, len(ids) - self.n_ctx) :]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..inference import LanguageModel, Row, StepResult, get_model, run_step
+from ..inference import explain
 from ..inference.compare import Comparison, at_temperatures
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
 from .state import FORCED, State
@@ -54,6 +56,22 @@ class Screen:
     def hidden(self) -> bool:
         """Predict, then reveal: the step's numbers and pick stay hidden until Reveal."""
         return self.state.predict and not self.state.revealed
+
+    @cached_property
+    def softmax_example(self) -> explain.SoftmaxExample | None:
+        return explain.softmax_example(self.result)
+
+    @cached_property
+    def cuts(self) -> list[explain.Cut]:
+        return explain.truncation_cuts(self.result)
+
+    @cached_property
+    def bigram_example(self) -> explain.BigramExample | None:
+        return explain.bigram_example(self.model, self.result)
+
+    @property
+    def first_ranges(self) -> list[Row]:
+        return explain.first_ranges(self.result)
 
     @property
     def at_limit(self) -> bool:

@@ -44,6 +44,7 @@ class State:
     predict: bool = False
     revealed: bool = False
     present: bool = False
+    guide: bool = False  # guided mode: worked examples open, the first-run hints shown
 
     def __post_init__(self):
         if not self.sources:
@@ -61,7 +62,8 @@ class State:
         if any(source != SEEDED for source in self.sources):
             q["src"] = ",".join(source if isinstance(source, str) else repr(source) for source in self.sources)
         optional = {"at": self.at, "r": None if self.next_r is None else repr(self.next_r),
-                    "predict": self.predict or None, "reveal": self.revealed or None, "present": self.present or None}
+                    "predict": self.predict or None, "reveal": self.revealed or None, "present": self.present or None,
+                    "guide": self.guide or None}
         q.update({k: "1" if v is True else str(v) for k, v in optional.items() if v is not None})
         return q
 
@@ -137,9 +139,9 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
     next_r = _number(args, "r", float, None)
     if next_r is not None and not 0 <= next_r < 1:
         raise InvalidInput(f"r must be a number in [0, 1), not {next_r:g}")
-    flags = {name: _flag(args, name) for name in ("predict", "reveal", "present")}
+    flags = {name: _flag(args, name) for name in ("predict", "reveal", "present", "guide")}
     return State(prompt, model, ids, settings, sources, at, next_r, flags["predict"], flags["reveal"],
-                 flags["present"])
+                 flags["present"], flags["guide"])
 
 
 def _flag(args: Mapping[str, str], name: str) -> bool:

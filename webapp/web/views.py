@@ -9,6 +9,7 @@ import segno
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
 from ..inference import get_model, run_step
+from ..inference.explain import search_vocab
 from ..inference.report import rows_to_csv, trace_to_dict
 from .screen import build_screen, n_rows
 from .state import FORCED, SEEDED, InvalidInput, State, parse_state
@@ -147,6 +148,19 @@ def qr_code():
     response = current_app.make_response(svg.getvalue())
     response.headers["Content-Type"] = "image/svg+xml"
     return response
+
+
+@bp.get("/vocab")
+def vocabulary():
+    """Search the model's vocabulary: id, token and, where known, how often it occurred."""
+    name = request.args.get("model", "").strip() or current_app.config["DEFAULT_MODEL"]
+    model = get_model(models(), name)
+    query = request.args.get("q", "")
+    if len(query) > 100:
+        raise InvalidInput(f"the search has {len(query):,} characters; the limit is 100")
+    entries, n_found = search_vocab(model, query)
+    template = "panels/_vocab_results.html" if is_htmx() else "vocab.html"
+    return render_template(template, model=model, query=query, entries=entries, n_found=n_found)
 
 
 @bp.get("/healthz")

@@ -1,0 +1,141 @@
+"""The figures of a worked example for each stage of a step, taken from the step itself.
+
+Each function reads a StepResult and returns the few numbers a textbook would write out
+for it; nothing is recomputed differently from the step, so the prose on screen and the
+panels agree to the last digit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import sampling
+from .step import Row, Settings, StepResult
+
+MAX_EXP = 700.0  # e^700 is near float64's limit; beyond it the example shifts by the largest z/T
+
+
+@dataclass(frozen=True)
+class SoftmaxExample:
+    """p(top) = e^(z/T - shift) / sum_j e^(z_j/T - shift), with shift = 0 unless e^(z/T) would overflow.
+
+    z = 5.12, T = 0.8: z/T = 6.40, e^6.40 = 601.8, sum over the vocabulary 1,943.1 -> p = 31.0 %.
+    """
+
+    token: str
+    logit: float
+    temperature: float
+    scaled: float  # z / T
+    shift: float  # subtracted before exp (0 when e^(z/T) fits in a float)
+    exp: float  # e^(z/T - shift)
+    total: float  # sum over the vocabulary of e^(z_j/T - shift)
+    prob: float  # exp / total: the row's probability
+    prob_t1: float  # the same token at T = 1
+
+
+def softmax_example(result: StepResult) -> SoftmaxExample | None:
+    """The softmax arithmetic for the top token; None at T = 0 (greedy: nothing is divided)."""
+    if result.scaled is None:
+        return None
+    top = result.rows[0]
+    finite = result.scaled[np.isfinite(result.scaled)]  # [n_finite]
+    shift = float(finite.max()) if abs(float(finite.max())) > MAX_EXP or finite.min() < -MAX_EXP else 0.0
+    with np.errstate(under="ignore"):
+        total = float(np.exp(result.scaled - shift).sum())
+    exp = math.exp(top.scaled - shift)
+    return SoftmaxExample(top.token, top.logit, result.settings.temperature, top.scaled, shift, exp, total,
+                          top.prob, top.prob_t1)
+
+
+@dataclass(frozen=True)
+class Cut:
+    """What one truncation rule removed: how many tokens, and their probability at T (before any cut)."""
+
+    rule: str  # "top-k", "top-p" or "min-p"
+    setting: float
+    n_cut: int
+    mass_cut: float
+
+
+def truncation_cuts(result: StepResult) -> list[Cut]:
+    """Replay top-k, top-p, min-p in their order and say what each cut (rules that are off are left out)."""
+    s: Settings = result.settings
+    probs = result.probs  # [n_vocab], before truncation
+    ranked = sampling.order(probs, result.logits)  # [n_vocab]
+    keep = probs > 0  # [n_vocab]
+    p = probs
+    cuts = []
+    for rule, setting in (("top-k", s.top_k), ("top-p", s.top_p), ("min-p", s.min_p)):
+        if setting is None:
+            continue
+        if rule == "top-k":
+            mask = sampling.top_k_mask(p, ranked, setting)
+        elif rule == "top-p":
+            mask = sampling.top_p_mask(p, ranked, setting)
+        else:
+            mask = sampling.min_p_mask(p, setting)
+        removed = keep & ~mask  # [n_vocab]
+        cuts.append(Cut(rule, setting, int(removed.sum()), float(probs[removed].sum())))
+        keep = keep & mask
+        p = sampling.renormalise(p, mask)
+    return cuts
+
+
+def first_ranges(result: StepResult, n: int = 3) -> list[Row]:
+    """The first n kept rows, whose ranges a worked example writes out."""
+    return [row for row in result.rows if row.kept][:n]
+
+
+@dataclass(frozen=True)
+class VocabEntry:
+    id: int
+    token: str
+    count: int | None  # occurrences in the training text, where the model knows them
+
+
+def search_vocab(model, query: str, limit: int = 200) -> tuple[list[VocabEntry], int]:
+    """Tokens whose text contains query (case-insensitive), or the token with that id; and the match count.
+
+    'darc' -> [Darcy (412)...]; '412' -> the token with id 412 and any token containing '412'.
+    """
+    counts = model.token_counts()
+    q = query.strip()
+    vocab = model.tokenizer.vocab
+    if not q:
+        hits = list(range(min(limit, len(vocab))))
+        n = len(vocab)
+    else:
+        low = q.lower()
+        hits = [i for i, token in enumerate(vocab) if low in token.lower()]
+        if q.isdigit() and int(q) < len(vocab) and int(q) not in hits:
+            hits.insert(0, int(q))
+        n = len(hits)
+    entries = [VocabEntry(i, vocab[i], None if counts is None else int(counts[i])) for i in hits[:limit]]
+    return entries, n
+
+
+@dataclass(frozen=True)
+class BigramExample:
+    """logit = log((count(prev, next) + k) / (count(prev) + k * n_vocab)), with this step's figures."""
+
+    prev: str
+    token: str
+    pair_count: int
+    prev_count: int
+    k: float
+    n_vocab: int
+    logit: float
+
+
+def bigram_example(model, result: StepResult) -> BigramExample | None:
+    """The top token's logit as the bigram counts give it; None for models that are not count-based."""
+    if not hasattr(model, "pair_count"):
+        return None
+    ids = result.context_ids
+    prev = ids[-1] if ids else model.tokenizer.paragraph_id
+    top = result.rows[0]
+    return BigramExample(model.tokenizer.token_text(prev), top.token, model.pair_count(prev, top.id),
+                         int(model.row_totals[prev]), model.k, model.n_vocab, top.logit)
