@@ -20,33 +20,45 @@ MAX_EXP = 700.0  # e^700 is near float64's limit; beyond it the example shifts b
 
 @dataclass(frozen=True)
 class SoftmaxExample:
-    """p(top) = e^(z/T - shift) / sum_j e^(z_j/T - shift), with shift = 0 unless e^(z/T) would overflow.
+    """p(top) = e^x / sum_j e^(x_j), with x = z/T, or x = (z - z_max)/T where e^(z/T) would not fit a float.
 
-    z = 5.12, T = 0.8: z/T = 6.40, e^6.40 = 601.8, sum over the vocabulary 1,943.1 -> p = 31.0 %.
+    z = 5.12, T = 0.8: x = z/T = 6.40, e^6.40 = 601.8, sum over the vocabulary 1,943.1 -> p = 31.0 %.
     """
 
     token: str
     logit: float
     temperature: float
-    scaled: float  # z / T
-    shift: float  # subtracted before exp (0 when e^(z/T) fits in a float)
-    exp: float  # e^(z/T - shift)
-    total: float  # sum over the vocabulary of e^(z_j/T - shift)
+    scaled: float  # z / T (may be infinite at a tiny T)
+    zmax: float | None  # the largest logit, subtracted first; None when e^(z/T) fits as it is
+    exponent: float  # x: z / T, or (z - zmax) / T
+    exp: float  # e^x
+    total: float  # sum over the vocabulary of e^(x_j)
     prob: float  # exp / total: the row's probability
     prob_t1: float  # the same token at T = 1
 
 
 def softmax_example(result: StepResult) -> SoftmaxExample | None:
-    """The softmax arithmetic for the top token; None at T = 0 (greedy: nothing is divided)."""
+    """The softmax arithmetic for the top token; None at T = 0 (greedy: nothing is divided).
+
+    The sum is written with e^(z/T) itself when every term is an ordinary number; otherwise
+    (a huge logit or a tiny T) the largest logit is subtracted first, as the softmax does.
+    """
     if result.scaled is None:
         return None
     top = result.rows[0]
-    finite = result.scaled[np.isfinite(result.scaled)]  # [n_finite]
-    shift = float(finite.max()) if abs(float(finite.max())) > MAX_EXP or finite.min() < -MAX_EXP else 0.0
-    with np.errstate(under="ignore"):
-        total = float(np.exp(result.scaled - shift).sum())
-    exp = math.exp(top.scaled - shift)
-    return SoftmaxExample(top.token, top.logit, result.settings.temperature, top.scaled, shift, exp, total,
+    t = result.settings.temperature
+    z = result.logits  # [n_vocab]
+    finite = np.isfinite(z)  # [n_vocab]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        plain = result.scaled[finite]  # [n_finite]
+        if np.isfinite(plain).all() and np.abs(plain).max() <= MAX_EXP:
+            zmax, exponents = None, result.scaled  # [n_vocab]
+        else:
+            zmax = float(z[finite].max())
+            exponents = (z - zmax) / t  # [n_vocab], at most 0: no overflow
+        terms = np.exp(exponents)  # [n_vocab]
+    x = float(exponents[top.id])
+    return SoftmaxExample(top.token, top.logit, t, top.scaled, zmax, x, math.exp(x), float(terms.sum()),
                           top.prob, top.prob_t1)
 
 
@@ -109,8 +121,9 @@ def search_vocab(model, query: str, limit: int = 200) -> tuple[list[VocabEntry],
         n = len(vocab)
     else:
         low = q.lower()
-        hits = [i for i, token in enumerate(vocab) if low in token.lower()]
-        if q.isdigit() and int(q) < len(vocab) and int(q) not in hits:
+        exact = [i for i, token in enumerate(vocab) if token == q]  # the token itself first, then others
+        hits = exact + [i for i, token in enumerate(vocab) if low in token.lower() and token != q]
+        if q.isascii() and q.isdigit() and int(q) < len(vocab) and int(q) not in hits:
             hits.insert(0, int(q))
         n = len(hits)
     entries = [VocabEntry(i, vocab[i], None if counts is None else int(counts[i])) for i in hits[:limit]]

@@ -22,12 +22,21 @@ def num(x: float | None, digits: int = 3) -> str:
         return "—"
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
+    if abs(x) >= 1e6:  # e.g. z / T at a tiny T: 3.1e+302, not three hundred digits
+        return f"{x:.{digits}e}".replace("-", "−")
     return f"{x:.{digits}f}".replace("-", "−")
 
 
+WHITESPACE_SIGNS = str.maketrans({"\n": "↵", "\r": "␍", "\t": "⇥"})
+
+
 def token_label(token: str) -> str:
-    """How a token reads on screen: the paragraph token as a pilcrow."""
-    return {"<p>": "¶"}.get(token, token)
+    """How a token reads on screen: the paragraph token as a pilcrow; the spaces a subword token
+    starts with as '␣' and line breaks as '↵', so that ' Paris' reads '␣Paris' and '\n' reads '↵'."""
+    if token == "<p>":
+        return "¶"
+    body = token.lstrip(" ")
+    return "␣" * (len(token) - len(body)) + body.translate(WHITESPACE_SIGNS)
 
 
 def register(app: Flask) -> None:

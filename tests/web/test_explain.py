@@ -1,0 +1,466 @@
+"""The worked examples on the page state the step's own figures, rounded as the page rounds them.
+
+Each state is rendered as a page and asked of the JSON twin; the sentences of each worked example are
+read back and compared with the twin's numbers (formatted by markup.pct / markup.num, written
+independently of the app's filters) and, where the page does arithmetic in prose, redone here.
+Then guided mode, and the vocabulary page and its htmx fragment.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from urllib.parse import urlencode, urlsplit
+
+import numpy as np
+import pytest
+
+from .markup import HTMX, Element, label, logits_rows, num, parse, pct
+
+WORKED = ("encode", "logits", "softmax", "sampling", "decode")
+MINUS = "\N{MINUS SIGN}"
+
+BIGRAM_MODEL = "austen-bigram"
+TRANSFORMER = "austen-transformer"  # bundled when its weights are; its states are skipped otherwise
+
+
+def bigram(**params: str) -> dict[str, str]:
+    return {"model": BIGRAM_MODEL, **params}
+
+
+# (settings, how many steps to take first)
+STATES = {
+    "default-no-ids": (bigram(prompt="Mr. Darcy said", seed="3"), 0),
+    "sharp": (bigram(prompt="Mr. Darcy said", temperature="0.8", seed="3"), 2),
+    "flat": (bigram(prompt="She looked at the", temperature="1.7", seed="8"), 1),
+    "very-sharp-shifted": (bigram(prompt="It is a truth", temperature="0.01", seed="1"), 1),
+    "greedy": (bigram(prompt="Mr. Darcy said", temperature="0", seed="5"), 2),
+    "all-truncations": (
+        bigram(prompt="Mr. Darcy zyxwvut", temperature="0.8", top_k="50", top_p="0.9", min_p="0.02", seed="3"),
+        2,
+    ),
+    "top-k-5": (bigram(prompt="The girl saw a", top_k="5", seed="7"), 1),
+    "top-p": (bigram(prompt="The girl saw a", temperature="1.3", top_p="0.8", seed="42"), 0),
+    "min-p": (bigram(prompt="She smiled", min_p="0.05", seed="3"), 3),
+    "unk-prompt": (bigram(prompt="Mr. Darcy looked at the xylophone", seed="2"), 2),
+    "only-unk": (bigram(prompt="Xylophone", seed="2"), 0),
+    "empty-prompt": (bigram(prompt="", temperature="0.5", seed="12"), 1),
+    "transformer-sharp": ({"model": TRANSFORMER, "prompt": "Mr. Darcy zyxwvut", "temperature": "0.8", "seed": "3"}, 2),
+    "transformer-truncated": (
+        {
+            "model": TRANSFORMER,
+            "prompt": "She smiled",
+            "temperature": "1.2",
+            "top_p": "0.9",
+            "min_p": "0.01",
+            "seed": "4",
+        },
+        1,
+    ),
+}
+
+
+def words(element: Element | None) -> str:
+    """The element's text with runs of white space as one space."""
+    assert element is not None
+    return " ".join(element.text().split())
+
+
+def api(client, params: dict, ids: list[int]) -> dict:
+    query = {**params, **({"ids": ",".join(map(str, ids))} if ids else {})}
+    response = client.get(f"/api/step?{urlencode(query)}")
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return response.json
+
+
+@pytest.fixture(scope="module", params=list(STATES), ids=list(STATES))
+def state(request, app):
+    """(settings, generated ids, the twin's JSON of the step on display, the page's tree)."""
+    client = app.test_client()
+    params, n = STATES[request.param]
+    if params["model"] not in app.extensions["models"]:
+        pytest.skip(f"{params['model']} is not bundled")
+    ids: list[int] = []
+    for _ in range(n):
+        ids.append(api(client, params, ids)["chosen"]["id"])
+    shown = api(client, params, ids[:-1])  # with ids, the page shows the step that picked the last one
+    query = {**params, **({"ids": ",".join(map(str, ids))} if ids else {})}
+    response = client.get(f"/?{urlencode(query)}")
+    assert response.status_code == 200
+    return params, ids, shown, parse(response.data)
+
+
+def worked(doc: Element, name: str) -> str:
+    details = doc.by_id(f"worked-{name}")
+    assert details is not None and details.tag == "details" and "worked" in details.classes
+    assert words(details.find("summary")) == "Worked example"
+    return words(details)
+
+
+# --- the five worked examples ----------------------------------------------------------------------
+
+
+def test_encode_names_a_known_word_an_unknown_one_and_the_ids(state):
+    _, _, step, doc = state
+    text = worked(doc, "encode")
+    tokens = step["prompt_tokens"]
+    known = next((t for t in tokens if not t["unk"]), None)
+    unknown = next((t for t in tokens if t["unk"]), None)
+    assert f"the model's vocabulary of {step['n_vocab']:,} and replaced by its id" in text
+    if known and unknown:
+        assert (
+            f"'{known['source']}' is id {known['id']} in the vocabulary; '{unknown['source']}' is not in it, "
+            f"so it becomes <unk> (id {unknown['id']})."
+        ) in text
+    elif known:
+        assert f"'{known['source']}' is id {known['id']} in the vocabulary." in text
+    elif unknown:
+        assert f"'{unknown['source']}' is not in the vocabulary, so it becomes <unk> (id {unknown['id']})." in text
+    if tokens:
+        ids = ", ".join(str(t["id"]) for t in tokens[:12])
+        assert f"only the ids: [{ids}{', …' if len(tokens) > 12 else ''}]." in text
+    else:
+        assert "only the ids" not in text
+
+
+def test_encode_of_an_unknown_word_is_unk_with_id_0(client):
+    doc = parse(client.get("/?" + urlencode(bigram(prompt="Mr. Darcy looked at the xylophone"))).data)
+    text = worked(doc, "encode")
+    assert "'Mr' is id 42 in the vocabulary; 'xylophone' is not in it, so it becomes <unk> (id 0)." in text
+    assert "only the ids: [42, 3, 271, " in text and text.endswith(", 0]. Look through the whole vocabulary.")
+
+
+def test_logits_names_the_two_highest_scores(state):
+    _, _, step, doc = state
+    text = worked(doc, "logits")
+    first, second = step["rows"][:2]
+    assert (
+        f"The model scored all {step['n_vocab']:,} possible next tokens. The highest score is "
+        f"'{label(first['token'])}' with {num(first['logit'])}, then '{label(second['token'])}' with "
+        f"{num(second['logit'])}."
+    ) in text
+
+
+BIGRAM = re.compile(
+    r"After '(?P<prev>.+?)' \(seen (?P<prev_count>[\d,]+) times before another token\), '(?P<token>.+?)' came "
+    r"(?P<pair>[\d,]+) times, so with add-(?P<k>[\d.]+) smoothing over (?P<n>[\d,]+) tokens: "
+    r"z = log\(\((?P<pair2>[\d,]+) \+ (?P<k2>[\d.]+)\) / \((?P<prev2>[\d,]+) \+ (?P<k3>[\d.]+) × (?P<n2>[\d,]+)\)\) "
+    r"= (?P<z>\S+)$"
+)
+
+
+def test_logits_shows_the_bigram_formula_with_this_steps_counts(state, app):
+    params, ids, step, doc = state
+    text = worked(doc, "logits")
+    if params["model"] != BIGRAM_MODEL:
+        assert "bigram" not in text and "z = log" not in text
+        return
+    m = BIGRAM.search(text)
+    assert m, text
+    model = app.extensions["models"][BIGRAM_MODEL]
+    context = [t["id"] for t in step["prompt_tokens"]] + ids[:-1]
+    prev = context[-1] if context else model.tokenizer.vocab.index("<p>")
+    top = step["rows"][0]
+    lo, hi = int(model.indptr[prev]), int(model.indptr[prev + 1])
+    row = dict(zip(model.indices[lo:hi].tolist(), model.counts[lo:hi].tolist(), strict=True))
+    assert (m["prev"], m["token"]) == (label(model.tokenizer.vocab[prev]), label(top["token"]))
+    assert m["pair"] == m["pair2"] == f"{row.get(top['id'], 0):,}"
+    assert m["prev_count"] == m["prev2"] == f"{sum(row.values()):,}"
+    assert m["k"] == m["k2"] == m["k3"] == str(model.k)
+    assert m["n"] == m["n2"] == f"{step['n_vocab']:,}"
+    pair, total = int(m["pair"].replace(",", "")), int(m["prev_count"].replace(",", ""))
+    by_hand = math.log((pair + float(m["k"])) / (total + float(m["k"]) * step["n_vocab"]))
+    assert m["z"] == num(by_hand) == num(top["logit"])
+
+
+SOFTMAX = re.compile(
+    r"For '(?P<token>.+?)':"
+    r"(?: z / T = (?P<z>\S+) / (?P<t>\S+) = (?P<scaled>\S+);"
+    r"| ez / T would be too large or too small for a computer here, so the largest logit \((?P<zmax>\S+)\) is "
+    r"subtracted first, which leaves every probability the same: \(z − (?P=zmax)\) / T = "
+    r"\((?P<z2>\S+) − (?P=zmax)\) / (?P<t2>\S+) = (?P<shifted>\S+);)"
+    r" e(?P<power>\S+) = (?P<exp>\S+); divided by the sum over all (?P<n>[\d,]+) tokens \((?P<total>\S+)\) "
+    r"= (?P<prob>\S+ %)\."
+)
+
+
+def test_softmax_works_the_top_tokens_probability_out(state):
+    params, _, step, doc = state
+    text = worked(doc, "softmax")
+    top = step["rows"][0]
+    t = step["temperature"]
+    if t == 0:
+        assert text.endswith(
+            f"T = 0 is greedy: there is no division. The highest logit, '{label(top['token'])}', "
+            "gets 100 % and every other token 0 %."
+        )
+        return
+    assert f"p(token) = ez / T / Σ ez / T over all {step['n_vocab']:,} tokens" in text
+    m = SOFTMAX.search(text)
+    assert m, text
+    scaled = np.array([row["scaled"] for row in step["rows"]])
+    if m["zmax"] is None:
+        assert (m["token"], m["z"], m["t"], m["scaled"]) == (
+            label(top["token"]),
+            num(top["logit"]),
+            f"{t:g}",
+            num(top["scaled"]),
+        )
+        assert m["power"] == num(top["scaled"])
+        assert float(m["exp"]) == pytest.approx(math.exp(top["scaled"]), rel=5e-4)
+    else:
+        # The top row has the largest logit, so it is what is subtracted, and e^0 = 1.
+        assert (m["token"], m["z2"], m["t2"]) == (label(top["token"]), num(top["logit"]), f"{t:g}")
+        assert m["zmax"] == num(top["logit"]) and m["shifted"] == m["power"] == "0.000" and m["exp"] == "1"
+    assert (m["t"] or m["t2"]) == (params.get("temperature", "1"))
+    assert scaled.max() == top["scaled"]
+    # 4 significant figures each: the quotient is the probability within about 1e-3.
+    assert float(m["exp"]) / float(m["total"]) == pytest.approx(top["prob"], rel=1.5e-3)
+    assert m["prob"] == pct(top["prob"]) == logits_rows(doc)[0].prob
+    if t < 1:
+        assert (
+            f"T = {t:g} is below 1, so the distribution is sharper: the top token has {pct(top['prob'])} "
+            f"instead of {pct(top['prob_t1'])} at T = 1."
+        ) in text
+    elif t > 1:
+        assert (
+            f"T = {t:g} is above 1, so the distribution is flatter: the top token has {pct(top['prob'])} "
+            f"instead of {pct(top['prob_t1'])} at T = 1."
+        ) in text
+    else:
+        assert "At T = 1 the logits are used as they are." in text
+
+
+def test_softmax_shifts_only_when_e_to_the_z_over_t_would_overflow(client):
+    def shifted(temperature: str) -> bool:
+        doc = parse(client.get("/?" + urlencode(bigram(prompt="It is a truth", temperature=temperature))).data)
+        return "the largest logit" in worked(doc, "softmax") and "is subtracted first" in worked(doc, "softmax")
+
+    assert not shifted("1")
+    assert shifted("0.01")  # z / T down to about -1,500
+
+
+def test_sampling_writes_out_the_first_three_ranges_and_where_r_lands(state):
+    _, ids, step, doc = state
+    text = worked(doc, "sampling")
+    kept = [row for row in step["rows"] if row["kept"]][:3]
+    ranges = "; ".join(f"{row['lo']:.3f} to {row['hi']:.3f} → '{label(row['token'])}'" for row in kept)
+    more = "; … up to 1.000" if step["n_kept"] > len(kept) else ""
+    assert f"The kept tokens are laid end to end on [0, 1), largest first: {ranges}{more}." in text
+    assert kept[0]["lo"] == 0 and all(a["hi"] == b["lo"] for a, b in zip(kept, kept[1:], strict=False))
+    rng = f"numpy.random.default_rng([{step['seed']}, {step['step']}]).random()"
+    if not ids:
+        assert f"Step draws r = {rng} and picks the range it falls in." in text
+        return
+    r, chosen = step["r"], step["chosen"]
+    assert np.random.default_rng([step["seed"], step["step"]]).random() == r  # the r the page names
+    assert chosen["lo"] <= r < chosen["hi"]
+    assert (
+        f"r = {r:.3f} ({rng}). It is at least {chosen['lo']:.3f} and below {chosen['hi']:.3f}, "
+        f"so it lands in the range of '{label(chosen['token'])}'"
+    ) in text
+
+
+def test_decode_names_the_id_and_the_token_appended(state):
+    _, ids, step, doc = state
+    text = worked(doc, "decode")
+    if not ids:
+        assert "After Step, the picked id becomes text again and is appended" in text
+        return
+    assert step["chosen"]["id"] == ids[-1]
+    assert f"id {ids[-1]} → '{label(step['chosen']['token'])}', appended to the text." in text
+    n, n_ctx = len(step["prompt_tokens"]) + len(ids), step["n_ctx"]
+    fed = f"all {n} ids" if n <= n_ctx else f"the last {n_ctx} of the {n} ids (its context window)"
+    assert f"The next step feeds {fed} back into the model." in text
+
+
+# --- truncation ------------------------------------------------------------------------------------
+
+CUT = re.compile(r"(Top-k|Top-p|Min-p) = (\S+) cut ([\d,]+) tokens? with (\S+ %|<0\.1 %) of the probability[;.]")
+KEPT = re.compile(r"The ([\d,]+) kept tokens? \((\S+ %)\) were renormalised to add up to 100 %\.")
+
+
+def test_truncation_sentence_states_the_counts_and_masses(state):
+    params, _, step, doc = state
+    note = doc.find("p", "truncation-note")
+    rules = [(name, key) for name, key in (("Top-k", "top_k"), ("Top-p", "top_p"), ("Min-p", "min_p")) if key in params]
+    if not rules:
+        assert note is None
+        return
+    text = words(note)
+    cuts = CUT.findall(text)
+    assert [(rule, setting) for rule, setting, _, _ in cuts] == [(n, params[k]) for n, k in rules]
+    n_cut = [int(count.replace(",", "")) for _, _, count, _ in cuts]
+    kept = KEPT.search(text)
+    assert kept, text
+    assert kept[1] == f"{step['n_kept']:,}" and kept[2] == pct(step["kept_mass"])
+    assert sum(n_cut) == step["n_vocab"] - step["n_kept"]  # every token has p > 0 at these temperatures
+    if rules[0][0] == "Top-k":  # the first rule sees the whole vocabulary
+        assert n_cut[0] == step["n_vocab"] - int(params["top_k"])
+    masses = [0.0 if mass == "<0.1 %" else float(mass.removesuffix(" %")) for _, _, _, mass in cuts]
+    rounding = 0.05 * (len(masses) + 1)
+    assert sum(masses) + float(kept[2].removesuffix(" %")) == pytest.approx(100, abs=rounding)
+
+
+def test_truncation_sentence_for_top_k_5(client):
+    doc = parse(client.get("/?" + urlencode(bigram(prompt="The girl saw a", top_k="5"))).data)
+    step = client.get("/api/step?" + urlencode(bigram(prompt="The girl saw a", top_k="5"))).json
+    text = words(doc.find("p", "truncation-note"))
+    cut = 1 - sum(row["prob"] for row in step["rows"][:5])
+    assert text == (
+        f"Top-k = 5 cut 4,995 tokens with {pct(cut)} of the probability. "
+        f"The 5 kept tokens ({pct(step['kept_mass'])}) were renormalised to add up to 100 %."
+    )
+
+
+# --- guided mode -----------------------------------------------------------------------------------
+
+
+def worked_open(doc: Element) -> dict[str, bool]:
+    return {e.attrs["id"]: "open" in e.attrs for e in doc.find_all("details", "worked")}
+
+
+def test_worked_examples_are_folded_and_the_guide_not_forced_by_default(client):
+    doc = parse(client.get("/?model=austen-bigram&prompt=Mr.+Darcy").data)
+    assert worked_open(doc) == {f"worked-{name}": False for name in WORKED}
+    guide = doc.by_id("guide")
+    assert guide.attrs["data-force"] == "0" and "hidden" in guide.attrs  # guide.js decides to show it
+
+
+@pytest.mark.parametrize("path", ["/", "/step", "/back"])
+def test_guide_1_opens_every_worked_example_and_forces_the_guide(client, path):
+    query = "?" + urlencode(bigram(prompt="Mr. Darcy", ids="5,6", guide="1"))
+    page = parse(client.get(path + query, follow_redirects=True).data)
+    assert worked_open(page) == {f"worked-{name}": True for name in WORKED}
+    guide = page.by_id("guide")
+    assert guide.attrs["data-force"] == "1"
+    assert len(guide.find("ol", "guide-hints").find_all("li")) == 6
+    assert guide.by_id("guide-next") is not None and guide.by_id("guide-dismiss") is not None
+    fragments = parse(client.get(path + query, headers=HTMX).data)  # htmx swaps keep them open
+    assert worked_open(fragments) == {f"worked-{name}": True for name in WORKED}
+
+
+def test_the_help_dialog_offers_the_guided_run_again(client):
+    help_dialog = parse(client.get("/").data).by_id("help")
+    button = help_dialog.by_id("guide-restart")
+    assert button.tag == "button" and words(button) == "Show the guided first run again"
+
+
+# --- the vocabulary --------------------------------------------------------------------------------
+
+
+def vocab_rows(doc: Element) -> list[tuple[str, str, str | None]]:
+    out = []
+    for tr in doc.by_id("vocab-results").find("tbody").find_all("tr"):
+        cells = [words(td) for td in tr.find_all("td")]
+        assert tr.attrs["id"] == f"t-{cells[0]}"
+        out.append((cells[0], cells[1], cells[2] if len(cells) > 2 else None))
+    return out
+
+
+def test_vocab_page_finds_darcy_by_part_of_it_with_its_id_and_count(client, app):
+    model = app.extensions["models"][BIGRAM_MODEL]
+    darcy = model.tokenizer.vocab.index("Darcy")
+    response = client.get("/vocab?model=austen-bigram&q=DARC")
+    assert response.status_code == 200 and response.headers["Vary"] == "HX-Request"
+    doc = parse(response.data)
+    assert doc.find("html") is not None and doc.find("form", "vocab-search") is not None
+    assert doc.by_id("vocab-q").attrs["value"] == "DARC"
+    rows = vocab_rows(doc)
+    assert (str(darcy), "Darcy", f"{int(model.token_counts()[darcy]):,}") in rows
+    assert f"{len(rows)} tokens match 'DARC'." in words(doc.by_id("vocab-results"))
+    assert "<unk> (id 0) stands for any word that is not here" in words(doc.find("main"))
+
+
+def test_vocab_fragment_is_only_the_results(client):
+    response = client.get("/vocab?model=austen-bigram&q=271", headers=HTMX)
+    assert response.status_code == 200 and response.headers["Vary"] == "HX-Request"
+    doc = parse(response.data)
+    (root,) = doc.top_level()
+    assert root.attrs["id"] == "vocab-results" and doc.find("html") is None and doc.find("form") is None
+    assert vocab_rows(doc)[0][:2] == ("271", "Darcy")
+
+
+def test_vocab_without_a_query_lists_the_first_tokens_specials_first(client):
+    doc = parse(client.get("/vocab?model=austen-bigram").data)
+    rows = vocab_rows(doc)
+    assert len(rows) == 200 and [r[0] for r in rows] == [str(i) for i in range(200)]
+    assert rows[0][1] == "<unk> special" and rows[1][1] == "¶ special"
+    assert "The first 200 tokens" in words(doc.by_id("vocab-results"))
+
+
+def test_vocab_reports_the_total_when_it_shows_only_the_first_200(client, app):
+    vocab = app.extensions["models"][BIGRAM_MODEL].tokenizer.vocab
+    n = sum("e" in t.lower() for t in vocab)
+    doc = parse(client.get("/vocab?model=austen-bigram&q=e", headers=HTMX).data)
+    assert f"{n:,} tokens match 'e'; the first 200 are shown." in words(doc)
+    assert len(vocab_rows(doc)) == 200
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["page", "fragment"])
+def test_vocab_escapes_the_query(client, htmx):
+    payload = '"><img src=x onerror=alert(1)>'
+    response = client.get("/vocab?" + urlencode({"model": BIGRAM_MODEL, "q": payload}), headers=HTMX if htmx else {})
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert payload not in html and "<img" not in html
+    doc = parse(html)
+    assert f"0 tokens match '{payload}'." in words(doc.by_id("vocab-results"))
+    if not htmx:
+        assert doc.by_id("vocab-q").attrs["value"] == payload
+
+
+def test_a_100_character_query_is_fine_and_101_is_a_400(client):
+    assert client.get("/vocab?q=" + "a" * 100).status_code == 200
+    response = client.get("/vocab?q=" + "a" * 101)
+    assert response.status_code == 400
+    assert "the search has 101 characters; the limit is 100" in response.get_data(as_text=True)
+    fragment = client.get("/vocab?q=" + "a" * 101, headers=HTMX)
+    assert fragment.status_code == 400 and "<html" not in fragment.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["page", "fragment"])
+def test_an_unknown_model_is_a_400(client, htmx):
+    response = client.get("/vocab?model=%3Cb%3Enope", headers=HTMX if htmx else {})
+    assert response.status_code == 400
+    html = response.get_data(as_text=True)
+    assert "there is no model named" in html and "<b>nope" not in html
+
+
+def test_a_superscript_digit_query_is_not_a_500(client):
+    assert client.get("/vocab?q=%C2%B2").status_code == 200
+
+
+def test_a_blank_query_reads_as_no_query(client):
+    assert "The first 200 tokens" in words(
+        parse(client.get("/vocab?model=austen-bigram&q=+++").data).by_id("vocab-results")
+    )
+
+
+def test_a_tiny_temperature_is_not_a_500(client):
+    assert client.get("/?model=austen-bigram&prompt=Mr.+Darcy&temperature=1e-320").status_code in (200, 400)
+
+
+def test_a_tiny_temperature_with_positive_logits_gives_finite_arithmetic(app, client):
+    if TRANSFORMER not in app.extensions["models"]:
+        pytest.skip(f"{TRANSFORMER} is not bundled")
+    query = urlencode({"model": TRANSFORMER, "prompt": "Mr. Darcy", "temperature": "1e-308"})
+    response = client.get("/?" + query)  # under filterwarnings = error, numpy's overflow warning is a 500
+    assert response.status_code == 200
+    text = worked(parse(response.data), "softmax")
+    assert "inf" not in text and "∞" not in text
+
+
+def test_each_token_chip_links_to_its_row_in_the_vocabulary(client):
+    doc = parse(client.get("/?" + urlencode(bigram(prompt='Mr. Darcy said "zyxwvut"\n\nShe'))).data)
+    chips = doc.by_id("tokens").find("ol", "chips").find_all("li", "chip")
+    assert len(chips) == 9  # Mr . Darcy said " <unk> " ¶ She
+    for chip in chips:
+        href = chip.find("a", "chip-link").attrs["href"]
+        token_id = chip.find("span", "chip-id").text().strip()
+        url = urlsplit(href)
+        assert url.path == "/vocab" and url.fragment == f"t-{token_id}"
+        page = parse(client.get(f"{url.path}?{url.query}").data)
+        assert page.by_id(f"t-{token_id}") is not None, href
+        row = vocab_rows(page)[[r[0] for r in vocab_rows(page)].index(token_id)]
+        assert row[1].removesuffix(" special") == words(chip.find("span", "chip-text"))
