@@ -132,8 +132,15 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", wire);
-  document.addEventListener("htmx:afterSettle", function () { wire(); reopenWorked(); nextWhenPicked(); });
+  // Where the text and chips scroll (presenter mode), keep the newest token in view.
+  function showNewest() {
+    document.querySelectorAll(".chips, .text-so-far").forEach(function (el) {
+      if (el.scrollHeight > el.clientHeight) el.scrollTop = el.scrollHeight;
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { wire(); showNewest(); });
+  document.addEventListener("htmx:afterSettle", function () { wire(); reopenWorked(); showNewest(); nextWhenPicked(); });
   document.addEventListener("pick:done", nextWhenPicked);
   document.addEventListener("htmx:responseError", function () { setPlaying(false); });
   document.addEventListener("htmx:afterRequest", function (event) {

@@ -59,6 +59,7 @@
         open();
       });
     }
+    if (document.querySelector(".present")) return; // not on the projector
     if (guide.getAttribute("data-force") === "1" || !remembered()) open();
   });
 })();

@@ -17,7 +17,7 @@ def step():
     models = current_app.extensions["models"]
     state = parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
     model = get_model(models, state.model)
-    result = run_step(model, state.prompt, state.ids, state.settings)
+    result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r)
     return step_to_dict(model, result, full=request.args.get("full") == "1")
 
 

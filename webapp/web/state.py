@@ -135,7 +135,8 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
     sources = parse_sources(args.get("src", ""), len(ids))
     at = _number(args, "at", int, None)
     if at is not None and not 0 <= at < len(ids):
-        raise InvalidInput(f"at must be the index of a generated token, from 0 to {len(ids) - 1}, not {at}")
+        which = f"from 0 to {len(ids) - 1}" if ids else "and there are none yet"
+        raise InvalidInput(f"at must be the index of a generated token, {which}; not {at}")
     next_r = _number(args, "r", float, None)
     if next_r is not None and not 0 <= next_r < 1:
         raise InvalidInput(f"r must be a number in [0, 1), not {next_r:g}")

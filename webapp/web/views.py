@@ -109,7 +109,7 @@ def choose():
     """Force a token at the shown step instead of the pick; what came after it is dropped."""
     state = read_state()
     token = request.args.get("token", "").strip()
-    if not token.isdigit():
+    if not (token.isascii() and token.isdigit()):
         raise InvalidInput(f"token must be a token id, not {token[:20]!r}")
     get_model(models(), state.model).tokenizer.check_ids([int(token)])
     i = len(state.ids) if state.shown is None else state.shown
