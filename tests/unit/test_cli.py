@@ -20,7 +20,7 @@ def trace(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_trace_json_prints_one_line_per_step_agreeing_with_generate(bigram):
-    done = trace("Mr. Darcy said", "--steps", "3", "--seed", "7", "--json")
+    done = trace("Mr. Darcy said", "--steps", "3", "--seed", "7", "--json", "--model", "austen-bigram")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 3
@@ -34,7 +34,8 @@ def test_trace_json_prints_one_line_per_step_agreeing_with_generate(bigram):
 
 
 def test_trace_prints_a_readable_table(bigram):
-    done = trace("Mr. Darcy said", "--steps", "2", "--temperature", "0.8", "--seed", "7", "--top-k", "5")
+    done = trace("Mr. Darcy said", "--steps", "2", "--temperature", "0.8", "--seed", "7", "--top-k", "5",
+                 "--model", "austen-bigram")
     assert done.returncode == 0, done.stderr
     expected = generate(bigram, "Mr. Darcy said", 2, Settings(temperature=0.8, top_k=5, seed=7))
     headers = [line for line in done.stdout.splitlines() if line.startswith("step ")]

@@ -35,6 +35,11 @@ def state_url(path: str, ids: list[int], **params) -> str:
     return url(path, **params, ids=",".join(map(str, ids))) if ids else url(path, **params)
 
 
+def default_model(client) -> str:
+    """The model a URL without `model` gets: written out into every canonical URL."""
+    return client.application.config["DEFAULT_MODEL"]
+
+
 @pytest.fixture(scope="module")
 def three(app) -> list[int]:
     """Three ids generated with STATE's settings."""
@@ -106,7 +111,7 @@ def test_htmx_response_pushes_the_canonical_url(client, three):
     response = client.get(state_url("/", three, **STATE), headers=HTMX)
     pushed = response.headers["HX-Push-Url"]
     assert pushed.startswith("/?")
-    assert query_of(pushed) == {**STATE, "model": "austen-bigram", "ids": ",".join(map(str, three))}
+    assert query_of(pushed) == {**STATE, "model": default_model(client), "ids": ",".join(map(str, three))}
     assert client.get(pushed).status_code == 200
 
 
@@ -116,7 +121,7 @@ def test_step_without_htmx_redirects_to_the_state_with_one_more_id(client, three
     location = response.headers["Location"]
     assert location.startswith("/?")
     assert ids_of(location) == [*three, chosen_after(client, three, **STATE)]
-    assert {k: v for k, v in query_of(location).items() if k != "ids"} == {**STATE, "model": "austen-bigram"}
+    assert {k: v for k, v in query_of(location).items() if k != "ids"} == {**STATE, "model": default_model(client)}
 
 
 def test_step_from_the_prompt_alone(client):
@@ -198,7 +203,7 @@ def test_reset_clears_the_ids_and_keeps_prompt_and_settings(client, three):
     assert response.status_code == 303
     query = query_of(response.headers["Location"])
     assert "ids" not in query
-    assert query == {**STATE, "model": "austen-bigram"}
+    assert query == {**STATE, "model": default_model(client)}
     htmx = client.get(state_url("/reset", three, **STATE), headers=HTMX)
     doc = parse(htmx.data)
     assert doc.by_id("ids").attrs["value"] == ""

@@ -12,7 +12,13 @@ from .sampling import softmax
 
 
 def token_log_probs(model: LanguageModel, ids: Sequence[int]) -> np.ndarray:
-    """Natural-log probability of each id given the ids before it (the first given an empty context)."""
+    """Natural-log probability of each id given the ids before it (the first given an empty context).
+
+    A model may compute the same numbers in a faster way of its own (the transformer batches its
+    sliding windows); calling logits() on every prefix is the definition and the fallback.
+    """
+    if callable(fast := getattr(model, "token_log_probs", None)):
+        return fast(ids)
     out = np.empty(len(ids))  # [n_tokens]
     for i, token in enumerate(ids):
         probs = softmax(model.logits(ids[:i]))  # [n_vocab]

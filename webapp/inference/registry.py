@@ -8,10 +8,11 @@ from pathlib import Path
 from .bigram import BigramModel
 from .errors import UnknownModel
 from .model import LanguageModel
+from .transformer import TransformerModel
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-LOADERS = {"bigram": BigramModel.load}
-DEFAULT_MODEL = "austen-bigram"
+LOADERS = {"bigram": BigramModel.load, "transformer": TransformerModel.load}
+DEFAULT_MODEL = "austen-transformer"
 
 
 def register_loader(kind: str, loader) -> None:
