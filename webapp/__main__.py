@@ -3,16 +3,25 @@
     python -m webapp                      # serve on http://127.0.0.1:8000
     python -m webapp trace "Mr. Darcy said" --steps 5 --temperature 0.8 --seed 7
     python -m webapp perplexity --model austen-bigram held-out.txt
+    python -m webapp fetch-model smollm2-135m    # a pretrained model, into the user's model folder
+    python -m webapp trace "The capital of France is" --model-file any-llama.gguf   # also on serve, perplexity
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
-from .inference import InferenceError, Settings, generate, get_model, load_bundled
-from .inference.report import step_to_dict
+# One BLAS thread per forward pass, unless the environment says otherwise, set before NumPy loads:
+# the server runs requests side by side on the cores (NumPy lets go of the GIL in BLAS), while BLAS
+# threads that spin waiting for a busy core made a SmolLM2 step 10x slower (bench/bench_llama.py).
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+from .inference import InferenceError, Settings, generate, get_model  # noqa: E402
+from .inference.report import step_to_dict  # noqa: E402
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -46,32 +55,94 @@ def build_parser() -> argparse.ArgumentParser:
     ppl = sub.add_parser("perplexity", help="per-token perplexity of a model on text files")
     ppl.add_argument("--model")
     ppl.add_argument("files", nargs="+")
+
+    fetch = sub.add_parser("fetch-model", help="download a pretrained model into the user's model folder")
+    fetch.add_argument("name", help="smollm2-135m")
+    fetch.add_argument("--force", action="store_true", help="download again even if the file is there")
+    for p in (parser, serve, trace, ppl):
+        p.add_argument("--model-file", type=existing_file, metavar="PATH",
+                       help="also load this llama-architecture GGUF file (as $TOKEN_BY_TOKEN_MODEL_FILE does)")
     return parser
+
+
+def existing_file(text: str) -> str:
+    if not os.path.isfile(text):
+        raise argparse.ArgumentTypeError(f"no file at {text}")
+    return os.path.abspath(text)
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to let a class reach it over the LAN")
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--threads", type=int, default=8, help="worker threads")
+    parser.add_argument("--threads", type=positive_int, default=8, help="threads per worker process (default 8)")
+    parser.add_argument("--workers", type=positive_int, default=1,
+                        help="processes; more than 1 uses gunicorn (Linux, macOS), e.g. one per core (default 1)")
+    parser.add_argument("--trusted-proxy", metavar="ADDRESS",
+                        help="the reverse proxy's address (e.g. 127.0.0.1) whose X-Forwarded-Proto to believe, "
+                             "so share links say https")
+    parser.add_argument("--frame-ancestors", type=frame_ancestors, metavar="SOURCES",
+                        help="who may show the app in a frame: CSP sources, "
+                             "e.g. \"'self' https://*.school.example\" (default 'self')")
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def frame_ancestors(text: str) -> str:
+    from .web.security import check_frame_ancestors
+
+    try:
+        return check_frame_ancestors(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     command = args.command or "serve"
-    if command == "serve":
-        from .serve import serve
+    if command == "fetch-model":
+        return fetch_model(parser, args)
+    if getattr(args, "model_file", None):  # the app's model loading reads it there, in every process
+        from .inference.user_models import MODEL_FILE_ENV
 
-        return serve(args.host, args.port, args.threads)
-    models = load_bundled()
+        os.environ[MODEL_FILE_ENV] = args.model_file
+    if command == "serve":
+        from .serve import gunicorn_available, serve
+
+        if args.workers > 1 and not gunicorn_available():
+            parser.error("--workers above 1 needs gunicorn (pip install gunicorn; not on Windows): "
+                         "use --threads with one worker instead")
+        return serve(args.host, args.port, args.threads, args.workers, args.frame_ancestors, args.trusted_proxy)
     try:
-        model = get_model(models, args.model or next(iter(default_first(models))))
+        from .inference.registry import load_bundled
+        from .inference.user_models import load_available, model_file_name
+
+        chosen = args.model or (model_file_name(args.model_file) if args.model_file else None)
+        models = load_bundled()
+        if chosen and chosen not in models:  # a fetched model or a file: load those only when asked for
+            models = load_available()
+        model = get_model(models, chosen or next(iter(default_first(models))))
         if command == "trace":
             return trace(model, args)
         return report_perplexity(model, args.files)
     except (InferenceError, OSError) as e:
         parser.error(str(e))
     return 2
+
+
+def fetch_model(parser: argparse.ArgumentParser, args) -> int:
+    from .fetch import FetchError, fetch_model
+
+    try:
+        fetch_model(args.name, force=args.force)
+    except (FetchError, OSError) as e:
+        parser.exit(1, f"{parser.prog} fetch-model: {e}\n")
+    return 0
 
 
 def default_first(models: dict) -> list[str]:

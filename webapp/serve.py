@@ -1,8 +1,26 @@
-"""Serve the app with waitress, a production WSGI server that runs on Linux, macOS and Windows."""
+"""Serve the app: waitress by default (Linux, macOS and Windows), gunicorn for several processes.
+
+    python -m webapp --host 0.0.0.0 --threads 8              # one waitress process, 8 threads
+    python -m webapp --host 0.0.0.0 --workers 2 --threads 4  # gunicorn: 2 processes x 4 threads
+
+One Python process runs Python code on one core at a time (the GIL), so on a machine with several
+cores, `--workers` (one per core) serves more students. The models load once, in the parent,
+before the workers are forked, so their arrays are shared rather than copied.
+"""
 
 from __future__ import annotations
 
 import socket
+import sys
+from dataclasses import dataclass
+
+from flask import Flask
+
+# Waitress reads a request's line and headers up to this size and answers 431 beyond it. The app
+# itself refuses a query string over MAX_QUERY_BYTES (64 KiB), which fits well inside.
+WAITRESS_MAX_HEADER_BYTES = 256 * 1024
+# gunicorn's largest allowed request line (its default is 4,094, too short for a long prompt).
+GUNICORN_MAX_REQUEST_LINE = 8190
 
 
 def lan_address() -> str | None:
@@ -15,14 +33,92 @@ def lan_address() -> str | None:
             return None
 
 
-def serve(host: str, port: int, threads: int) -> int:
-    from waitress import serve as waitress_serve
+def gunicorn_available() -> bool:
+    """Tell whether gunicorn can run here: it is POSIX only, and an optional dependency."""
+    if sys.platform == "win32":
+        return False
+    try:
+        import gunicorn  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
+
+def announce(host: str, port: int, lan: str | None) -> None:
+    print(f"Token by token: http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/", flush=True)
+    if lan:
+        print(f"On this network, students can open http://{lan}:{port}/", flush=True)
+
+
+def production_app(frame_ancestors: str | None = None, lan_url: str | None = None, extra: dict | None = None) -> Flask:
+    """The app as the server runs it: never in debug mode, whatever FLASK_DEBUG says."""
     from .web import create_app
 
-    app = create_app()
-    print(f"Token by token: http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/", flush=True)
-    if host in ("0.0.0.0", "::") and (lan := lan_address()):
-        print(f"On this network, students can open http://{lan}:{port}/", flush=True)
-    waitress_serve(app, host=host, port=port, threads=threads, ident="token-by-token")
+    config = {**(extra or {}), "DEBUG": False, "TESTING": False, "PROPAGATE_EXCEPTIONS": False}
+    if frame_ancestors is not None:
+        config["FRAME_ANCESTORS"] = frame_ancestors
+    if lan_url:
+        config["LAN_URL"] = lan_url  # the share link and QR code use it when the teacher is on localhost
+    return create_app(config)
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    """How to serve: processes, threads, and the one proxy (if any) whose X-Forwarded-Proto to believe."""
+
+    threads: int = 8
+    workers: int = 1
+    trusted_proxy: str | None = None  # e.g. "127.0.0.1" for nginx on the same machine
+
+
+def serve(host: str, port: int, threads: int = 8, workers: int = 1, frame_ancestors: str | None = None,
+          trusted_proxy: str | None = None) -> int:
+    """Build the app once, then serve it with waitress (1 worker) or gunicorn (several)."""
+    lan = lan_address() if host in ("0.0.0.0", "::") else None
+    app = production_app(frame_ancestors, f"http://{lan}:{port}/" if lan else None)
+    announce(host, port, lan)
+    options = ServerOptions(threads, workers, trusted_proxy)
+    if workers > 1:
+        return serve_gunicorn(app, host, port, options)
+    return serve_waitress(app, host, port, options)
+
+
+def serve_waitress(app: Flask, host: str, port: int, options: ServerOptions) -> int:
+    from waitress import serve as waitress_serve
+
+    proxy = {}
+    if options.trusted_proxy:  # https in the share link and QR code when a TLS proxy says so
+        proxy = {"trusted_proxy": options.trusted_proxy, "trusted_proxy_headers": "x-forwarded-proto",
+                 "clear_untrusted_proxy_headers": True}
+    waitress_serve(app, host=host, port=port, threads=options.threads, ident="token-by-token",
+                   max_request_header_size=WAITRESS_MAX_HEADER_BYTES,
+                   max_request_body_size=app.config["MAX_CONTENT_LENGTH"], **proxy)
+    return 0
+
+
+def serve_gunicorn(app: Flask, host: str, port: int, options: ServerOptions) -> int:
+    """Run gunicorn's arbiter in this process: forked worker processes of several threads each."""
+    from gunicorn.app.base import BaseApplication
+
+    settings = {
+        "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+        "workers": options.workers,
+        "threads": options.threads,
+        "worker_class": "gthread",  # threads keep idle keep-alive connections off the workers
+        "limit_request_line": GUNICORN_MAX_REQUEST_LINE,
+        "forwarded_allow_ips": options.trusted_proxy or "",  # gunicorn would trust 127.0.0.1 by default
+        "proc_name": "token-by-token",
+        "accesslog": None,
+        "loglevel": "warning",
+    }
+
+    class Server(BaseApplication):
+        def load_config(self):
+            for name, value in settings.items():
+                self.cfg.set(name, value)
+
+        def load(self):
+            return app
+
+    Server().run()
     return 0

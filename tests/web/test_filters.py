@@ -42,3 +42,12 @@ def test_num(x, shown):
 def test_token_label_shows_the_paragraph_token_as_a_pilcrow():
     assert token_label("<p>") == "¶"
     assert token_label("girl") == "girl"
+
+
+@pytest.mark.parametrize(
+    ("token", "shown"),
+    [(" Paris", "␣Paris"), ("  ", "␣␣"), ("\n", "↵"), (" \n\n", "␣↵↵"), ("\t", "⇥"), ("Paris", "Paris"),
+     ("a b", "a b"), ("<|im_end|>", "<|im_end|>")],
+)
+def test_token_label_shows_a_subword_token_s_leading_spaces_and_line_breaks(token, shown):
+    assert token_label(token) == shown

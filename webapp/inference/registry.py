@@ -7,11 +7,12 @@ from pathlib import Path
 
 from .bigram import BigramModel
 from .errors import UnknownModel
+from .llama import LlamaModel
 from .model import LanguageModel
 from .transformer import TransformerModel
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-LOADERS = {"bigram": BigramModel.load, "transformer": TransformerModel.load}
+LOADERS = {"bigram": BigramModel.load, "transformer": TransformerModel.load, "gguf": LlamaModel.load}
 DEFAULT_MODEL = "austen-transformer"
 
 

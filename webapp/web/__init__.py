@@ -6,9 +6,9 @@ from pathlib import Path
 
 from flask import Flask
 
-from ..inference import load_bundled
 from ..inference.registry import DEFAULT_MODEL
-from . import api, compress, errors, filters, views
+from ..inference.user_models import load_available
+from . import api, compress, errors, filters, security, views
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -29,12 +29,13 @@ def create_app(config: dict | None = None) -> Flask:
     )
     if config:
         app.config.from_mapping(config)
-    models = app.config.get("MODELS") or load_bundled(app.config.get("MODELS_DIR") or PACKAGE_DIR / "models")
+    models = app.config.get("MODELS") or load_available(app.config.get("MODELS_DIR") or PACKAGE_DIR / "models")
     app.extensions["models"] = models
     app.config.setdefault("DEFAULT_MODEL", DEFAULT_MODEL if DEFAULT_MODEL in models else next(iter(models)))
     filters.register(app)
     errors.register(app)
     compress.register(app)
+    security.register(app)
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
     return app

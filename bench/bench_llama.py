@@ -1,0 +1,181 @@
+"""Time the NumPy llama forward pass on SmolLM2-135M, and llama.cpp on the same GGUF file where it can run.
+
+    python bench/bench_llama.py                                   # the fetched smollm2-135m, 2 threads
+    python bench/bench_llama.py --model-file other.gguf --tokens 64
+    python bench/bench_llama.py --llama-python /tmp/llamacpp/bin/python   # llama.cpp from another venv
+
+Prints: load time, resident memory, the prompt pass, tokens/s generating greedily with the KV cache,
+the time of one app step (run_step: forward pass, softmax, sort, ranges), and the same greedy run in
+llama.cpp (llama-cpp-python) with the ratio. llama_cpp is imported only if it is installed here, or
+run by --llama-python (an interpreter whose environment has it: it need not have this project).
+Both sides use the same number of threads (--threads, default 2), set before NumPy loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PROMPT = "Once upon a time, there was a little"
+PARAGRAPH = ("It is a truth universally acknowledged, that a single man in possession of a good fortune, must be "
+             "in want of a wife. However little known the feelings or views of such a man may be on his first "
+             "entering a neighbourhood, this truth is so well fixed in the minds of the surrounding families.")
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model-file", help="a GGUF file (default: the fetched smollm2-135m)")
+    parser.add_argument("--tokens", type=int, default=32, help="tokens to generate (default 32)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--llama-python", help="a Python that has llama_cpp, to run llama.cpp with")
+    parser.add_argument("--llama-cpp-only", action="store_true", help=argparse.SUPPRESS)  # the child's part
+    return parser.parse_args()
+
+
+def rss_mib() -> tuple[float, float]:
+    """(current, peak) resident memory of this process in MiB, from /proc (Linux)."""
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def default_model_file() -> Path:
+    from webapp.inference.user_models import user_models_dir
+
+    folder = user_models_dir() / "smollm2-135m"
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    return folder / config["file"]
+
+
+def bench_numpy(path: Path, n_tokens: int) -> dict:
+    import numpy as np
+
+    from webapp.inference import Settings, run_step
+    from webapp.inference.llama import LlamaModel
+
+    start = time.perf_counter()
+    model = LlamaModel.from_gguf(path, "bench")
+    load_s = time.perf_counter() - start
+    rss, peak = rss_mib()
+    ready_s = None
+    if (path.parent / "float32" / "index.json").is_file():  # a fetched model: its kept float32 weights
+        start = time.perf_counter()
+        model = LlamaModel.load(path.parent)
+        ready_s = time.perf_counter() - start
+    ids = model.tokenizer.encode_ids(PROMPT)
+    start = time.perf_counter()
+    logits = model.logits(ids)
+    prompt_s = time.perf_counter() - start
+    out: list[int] = []
+    times = []
+    for _ in range(n_tokens):
+        out.append(int(np.argmax(logits)))
+        start = time.perf_counter()
+        logits = model.logits(ids + out)
+        times.append(time.perf_counter() - start)
+    step_times = []  # app steps, each one token after the last: the cache has all but the new position
+    for n in range(1, 6):
+        start = time.perf_counter()
+        run_step(model, PROMPT, out[: n_tokens - 6 + n], Settings(temperature=0.8, top_p=0.9))
+        step_times.append(time.perf_counter() - start)
+    start = time.perf_counter()  # a paragraph the cache has never seen: whole blocks, then one by one
+    run_step(model, PARAGRAPH, [], Settings())
+    cold_s = time.perf_counter() - start
+    assert logits.dtype == np.float32
+    return {"load_s": load_s, "ready_s": ready_s, "rss_mib": rss, "peak_mib": max(peak, rss_mib()[1]),
+            "prompt_tokens": len(ids), "prompt_s": prompt_s, **speed(times), "step_ms": 1000 * median(step_times),
+            "cold_s": cold_s, "cold_tokens": len(model.tokenizer.encode(PARAGRAPH)),
+            "pieces": model.tokenizer.decode_pieces(out[:20])}
+
+
+def median(xs: list[float]) -> float:
+    return sorted(xs)[len(xs) // 2]
+
+
+def speed(times: list[float]) -> dict:
+    """Tokens/s from the median time (a busy machine's stalls hit the mean), and from the mean."""
+    return {"tokens_per_s": 1 / median(times), "mean_tokens_per_s": len(times) / sum(times),
+            "median_token_ms": 1000 * median(times)}
+
+
+def bench_llama_cpp(path: Path, n_tokens: int, threads: int) -> dict:
+    """Greedy generation in llama.cpp, one token per eval as the NumPy loop does."""
+    import llama_cpp
+    import numpy as np
+    from llama_cpp import Llama
+
+    def last_logits() -> np.ndarray:  # llm.scores stays empty unless every position's logits are kept
+        return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm.ctx, -1), shape=(llm.n_vocab(),))
+
+    start = time.perf_counter()
+    llm = Llama(model_path=str(path), n_ctx=2048, n_threads=threads, n_threads_batch=threads, verbose=False)
+    load_s = time.perf_counter() - start
+    ids = llm.tokenize(PROMPT.encode(), add_bos=False, special=False)
+    start = time.perf_counter()
+    llm.eval(ids)
+    prompt_s = time.perf_counter() - start
+    out: list[int] = []
+    times = []
+    for _ in range(n_tokens):
+        out.append(int(np.argmax(last_logits())))
+        start = time.perf_counter()
+        llm.eval([out[-1]])
+        times.append(time.perf_counter() - start)
+    rss, peak = rss_mib()
+    return {"load_s": load_s, "rss_mib": rss, "peak_mib": peak, "prompt_ids": ids, "prompt_s": prompt_s,
+            **speed(times), "pieces": [llm.detokenize([i]).decode("utf-8", errors="replace") for i in out[:20]]}
+
+
+def llama_cpp_result(args: argparse.Namespace, path: Path) -> dict | None:
+    """Run llama.cpp here if llama_cpp imports, else in --llama-python; None if neither can."""
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        if not args.llama_python:
+            return None
+        command = [args.llama_python, __file__, "--llama-cpp-only", "--model-file", str(path),
+                   "--tokens", str(args.tokens), "--threads", str(args.threads)]
+        done = subprocess.run(command, capture_output=True, text=True, check=True, env=thread_env(args.threads))
+        return json.loads(done.stdout)
+    return bench_llama_cpp(path, args.tokens, args.threads)
+
+
+def thread_env(threads: int) -> dict:
+    return {**os.environ, **{k: str(threads) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}}
+
+
+def main() -> None:
+    args = parse_args()
+    os.environ.update({k: v for k, v in thread_env(args.threads).items() if k.endswith("NUM_THREADS")})
+    if args.llama_cpp_only:
+        print(json.dumps(bench_llama_cpp(Path(args.model_file), args.tokens, args.threads)))
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    path = Path(args.model_file) if args.model_file else default_model_file()
+    print(f"{path.name}, {args.threads} threads, prompt {PROMPT!r}, {args.tokens} greedy tokens")
+    ours = bench_numpy(path, args.tokens)
+    ready = "" if ours["ready_s"] is None else f" (kept float32: {ours['ready_s']:.1f} s)"
+    print(f"NumPy:     load {ours['load_s']:.1f} s{ready}, RSS {ours['rss_mib']:.0f} MiB "
+          f"(peak {ours['peak_mib']:.0f}), "
+          f"prompt ({ours['prompt_tokens']} tokens) {1000 * ours['prompt_s']:.0f} ms, "
+          f"{ours['tokens_per_s']:.1f} tokens/s ({ours['median_token_ms']:.1f} ms median; mean "
+          f"{ours['mean_tokens_per_s']:.1f}/s), app step {ours['step_ms']:.0f} ms, "
+          f"cold {ours['cold_tokens']}-token prompt {ours['cold_s']:.2f} s")
+    print(f"           first 20: {''.join(ours['pieces'])!r}")
+    theirs = llama_cpp_result(args, path)
+    if theirs is None:
+        print("llama.cpp: not run (pip install llama-cpp-python, or pass --llama-python)")
+        return
+    print(f"llama.cpp: load {theirs['load_s']:.1f} s, RSS {theirs['rss_mib']:.0f} MiB, "
+          f"prompt {1000 * theirs['prompt_s']:.0f} ms, {theirs['tokens_per_s']:.1f} tokens/s "
+          f"({theirs['median_token_ms']:.1f} ms median; mean {theirs['mean_tokens_per_s']:.1f}/s)")
+    print(f"           first 20: {''.join(theirs['pieces'])!r}")
+    print(f"ratio:     llama.cpp is {theirs['tokens_per_s'] / ours['tokens_per_s']:.2f}x the NumPy tokens/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""Security headers on every response, a bound on the URL's length, and the frame policy.
+
+The page needs no inline script or style and no eval (htmx is configured for that in base.html),
+so the Content-Security-Policy allows scripts and styles from this server only. Who may show the
+app inside a frame is the one setting: FRAME_ANCESTORS, a list of CSP sources such as
+"'self' https://*.school.example" (`python -m webapp --frame-ancestors ...`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from flask import Flask, abort, request
+
+from ..inference import PromptTooLong
+from ..inference.step import MAX_PROMPT_CHARS
+
+# The longest query string the page can make: a 2,000-character prompt, percent-encoded (up to 12
+# bytes a character), plus up to 1,023 ids of "%2C" and 4 digits, comes to about 31 KB. Twice that
+# is refused (414, or 400 naming the prompt if that is what is too long). The server in front
+# refuses what is longer still: waitress answers 431 beyond 256 KiB of request line and headers.
+MAX_QUERY_BYTES = 64 * 1024
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
+}
+
+_KEYWORDS = {"'self'", "'none'"}
+_SCHEME = r"[a-zA-Z][a-zA-Z0-9+.\-]*:"
+_HOST = r"(\*|(\*\.)?[a-zA-Z0-9\-]+(\.[a-zA-Z0-9\-]+)*|\[[0-9a-fA-F:.]+\])"
+_SOURCE = re.compile(rf"^({_SCHEME}|({_SCHEME}//)?{_HOST}(:(\d{{1,5}}|\*))?(/[^\s;,']*)?)$")
+
+
+def check_frame_ancestors(sources: str) -> str:
+    """Return sources, normalised to single spaces, if it is a valid CSP frame-ancestors list.
+
+    "'self'  https://*.school.example" -> "'self' https://*.school.example"; "'none'" -> "'none'";
+    "x; script-src *" -> ValueError (a semicolon would start a new directive).
+    """
+    if any(not (c.isascii() and (c.isprintable() or c == "\t")) for c in sources):
+        raise ValueError("frame ancestors must be printable ASCII on one line, e.g. 'self' https://school.example")
+    words = sources.split()
+    if not words:
+        raise ValueError("frame ancestors must name at least one source, e.g. 'self' or 'none'")
+    if "'none'" in words and len(words) > 1:
+        raise ValueError("'none' cannot be combined with other frame ancestors")
+    for word in words:
+        if word not in _KEYWORDS and not _SOURCE.match(word):
+            raise ValueError(f"{word!r} is not a frame source: use 'self', 'none', a scheme such as "
+                             "https:, or an origin such as https://*.school.example")
+    return " ".join(words)
+
+
+def content_security_policy(frame_ancestors: str) -> str:
+    return (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        f"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors {frame_ancestors}"
+    )
+
+
+def frame_options(frame_ancestors: str) -> str | None:
+    """X-Frame-Options for old browsers, where it can say the same as frame-ancestors."""
+    return {"'self'": "SAMEORIGIN", "'none'": "DENY"}.get(frame_ancestors)
+
+
+def register(app: Flask) -> None:
+    """Check FRAME_ANCESTORS now (a bad value stops start-up), then guard every request and response."""
+    frame_ancestors = check_frame_ancestors(app.config["FRAME_ANCESTORS"])
+    headers = {"Content-Security-Policy": content_security_policy(frame_ancestors), **SECURITY_HEADERS}
+    if xfo := frame_options(frame_ancestors):
+        headers["X-Frame-Options"] = xfo
+
+    @app.before_request
+    def check_the_query_string():
+        query = request.query_string
+        try:  # werkzeug decodes the raw query strictly: a stray byte such as 0xFF would be a 500
+            query.decode("utf-8")
+        except UnicodeDecodeError:
+            abort(400, description="the address has characters that are not UTF-8 text; "
+                                   "type the prompt in the box instead of the address bar.")
+        if len(query) > MAX_QUERY_BYTES:
+            prompt = request.args.get("prompt", "")
+            if len(prompt) > MAX_PROMPT_CHARS:  # the usual culprit: say so, as the state's check would
+                raise PromptTooLong(f"the prompt has {len(prompt):,} characters; the limit is {MAX_PROMPT_CHARS:,}")
+            abort(414, description=f"the address is too long ({len(query):,} bytes; the limit is "
+                                   f"{MAX_QUERY_BYTES:,}). Shorten the prompt or press Reset.")
+
+    @app.after_request
+    def security_headers(response):
+        response.vary.add("HX-Request")  # most URLs answer a page or a fragment by this header
+        for name, value in headers.items():
+            response.headers.setdefault(name, value)
+        return response
