@@ -29,8 +29,7 @@ import codecs
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from .errors import InvalidTokenIds
-from .tokenizer import Token
+from .tokenizer import Token, VocabularyTokenizer
 
 CONTROL = 3  # GGUF token type of special tokens such as <|im_start|>
 USER_DEFINED = 4  # GGUF token type of tokens added by hand, also written as they read
@@ -67,7 +66,7 @@ def _to_latin1() -> dict[int, str]:
     return {ord(c): chr(b) for c, b in byte_of_char().items()}
 
 
-class BPETokenizer:
+class BPETokenizer(VocabularyTokenizer):
     """Byte-level BPE: text to tokens with their character spans, ids back to text."""
 
     unk_id = None  # every byte is a token, so nothing is unknown
@@ -85,10 +84,6 @@ class BPETokenizer:
         self.special_ids = frozenset(i for i, s in enumerate(special) if s)
         self._tok = _build(tokens, merges, [t for t, s in zip(tokens, special, strict=True) if s], PRE_TOKENIZERS[pre])
 
-    @property
-    def n_vocab(self) -> int:
-        return len(self.vocab)
-
     def id_of(self, text: str) -> int | None:
         """The id of the token whose text is exactly text, e.g. ' Paris', else None."""
         return self._tok.token_to_id("".join(_char_of(b) for b in text.encode("utf-8")))
@@ -98,19 +93,6 @@ class BPETokenizer:
         encoding = self._tok.encode(text, add_special_tokens=False)
         return [Token(i, self.vocab[i], text[start:end], start, end)
                 for i, (start, end) in zip(encoding.ids, encoding.offsets, strict=True)]
-
-    def encode_ids(self, text: str) -> list[int]:
-        return [t.id for t in self.encode(text)]
-
-    def token_text(self, i: int) -> str:
-        self.check_ids([i])
-        return self.vocab[i]
-
-    def check_ids(self, ids: Iterable[int]) -> None:
-        """Raise InvalidTokenIds unless every id is in the vocabulary."""
-        bad = [i for i in ids if not 0 <= i < len(self.vocab)]
-        if bad:
-            raise InvalidTokenIds(f"token id {bad[0]} is not in the vocabulary (0 to {len(self.vocab) - 1})")
 
     def decode(self, ids: Sequence[int]) -> str:
         """Join the tokens' bytes and read them as UTF-8 (a broken character becomes '\ufffd')."""

@@ -74,7 +74,36 @@ def corpus_pieces(text: str) -> list[str]:
     return [piece for piece, _, _ in split(text.replace("_", ""))]
 
 
-class WordTokenizer:
+class VocabularyTokenizer:
+    """What every tokenizer with a fixed list of tokens shares: sizes, id checks, id -> text.
+
+    A subclass sets `vocab` (a sequence of token texts, indexed by id) and defines `encode`.
+    """
+
+    vocab: Sequence[str]
+
+    @property
+    def n_vocab(self) -> int:
+        return len(self.vocab)
+
+    def encode(self, text: str) -> list[Token]:
+        raise NotImplementedError
+
+    def encode_ids(self, text: str) -> list[int]:
+        return [t.id for t in self.encode(text)]
+
+    def token_text(self, i: int) -> str:
+        self.check_ids([i])
+        return self.vocab[i]
+
+    def check_ids(self, ids: Iterable[int]) -> None:
+        """Raise InvalidTokenIds unless every id is in the vocabulary."""
+        bad = [i for i in ids if not 0 <= i < len(self.vocab)]
+        if bad:
+            raise InvalidTokenIds(f"token id {bad[0]} is not in the vocabulary (0 to {len(self.vocab) - 1})")
+
+
+class WordTokenizer(VocabularyTokenizer):
     """Map words to ids and back through a fixed vocabulary."""
 
     def __init__(self, vocab: Sequence[str]):
@@ -106,10 +135,6 @@ class WordTokenizer:
         data = {"type": "word", "vocab": list(self.vocab)}
         Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=0), encoding="utf-8")
 
-    @property
-    def n_vocab(self) -> int:
-        return len(self.vocab)
-
     def id_of(self, word: str) -> int:
         return self._ids.get(word, self.unk_id)
 
@@ -120,19 +145,6 @@ class WordTokenizer:
             i = self.id_of(piece)
             tokens.append(Token(i, self.vocab[i], text[start:end], start, end))
         return tokens
-
-    def encode_ids(self, text: str) -> list[int]:
-        return [t.id for t in self.encode(text)]
-
-    def token_text(self, i: int) -> str:
-        self.check_ids([i])
-        return self.vocab[i]
-
-    def check_ids(self, ids: Iterable[int]) -> None:
-        """Raise InvalidTokenIds unless every id is in the vocabulary."""
-        bad = [i for i in ids if not 0 <= i < len(self.vocab)]
-        if bad:
-            raise InvalidTokenIds(f"token id {bad[0]} is not in the vocabulary (0 to {len(self.vocab) - 1})")
 
     def decode(self, ids: Sequence[int]) -> str:
         """Join tokens with single spaces, except around punctuation and quotes.
