@@ -184,3 +184,11 @@ def save_screenshot(artifacts_dir: Path) -> Callable[[Page, str], Path]:
         return path
 
     return save
+
+
+@pytest.fixture(scope="module")
+def expected_ids(app_url: str) -> list[int]:
+    """The first three ids the JSON twin picks for stepping.PROMPT and SEED: what Step must append."""
+    from stepping import first_picks
+
+    return first_picks(app_url)

@@ -13,18 +13,15 @@ import csv
 import io
 import json
 import re
-import urllib.request
 from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
-from urllib.parse import parse_qs, quote, quote_plus, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, quote_plus, urlsplit
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
+from stepping import PROMPT, SEED, START, api_step, state_url
 
-PROMPT = "The girl saw a"
-SEED = "44"
-START = "/?" + urlencode({"prompt": PROMPT, "seed": SEED})
 PANELS = ("#prompt-panel", "#controls-panel", "#logits", "#chart", "#ranges", "#text", "#share")
 CSV_COLUMNS = ("rank", "token", "id", "logit", "scaled", "prob", "prob_t1", "kept", "prob_kept", "lo", "hi")
 
@@ -32,32 +29,6 @@ no_animation = pytest.mark.browser_context_args(reduced_motion="reduce")
 
 
 # --- helpers -------------------------------------------------------------------------------------
-
-
-def api_step(app_url: str, ids: list[int], **params) -> dict:
-    """Ask the JSON twin for the step after `ids` (no proxy: the server is on 127.0.0.1)."""
-    query = {"prompt": PROMPT, "seed": SEED, **params}
-    if ids:
-        query["ids"] = ",".join(map(str, ids))
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(f"{app_url}/api/step?{urlencode(query)}", timeout=10) as response:
-        return json.load(response)
-
-
-@pytest.fixture(scope="module")
-def expected_ids(app_url: str) -> list[int]:
-    """The first three ids the JSON twin picks for PROMPT and SEED: what Step must append."""
-    ids: list[int] = []
-    for _ in range(3):
-        ids.append(api_step(app_url, ids)["chosen"]["id"])
-    return ids
-
-
-def state_url(ids: list[int], **params) -> str:
-    query = {"prompt": PROMPT, "seed": SEED, **params}
-    if ids:
-        query["ids"] = ",".join(map(str, ids))
-    return "/?" + urlencode(query)
 
 
 def url_query(page: Page) -> dict[str, str]:

@@ -7,18 +7,14 @@ The pick animation's end state is `#range-bar[data-state="done"]`; no test sleep
 
 from __future__ import annotations
 
-import json
 import re
-import urllib.request
 from collections.abc import Callable
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, expect
+from stepping import PROMPT, SEED, START, state_url
 
-PROMPT = "The girl saw a"
-SEED = "44"
-START = "/?" + urlencode({"prompt": PROMPT, "seed": SEED})
 PANELS = ("#tokens", "#logits", "#chart", "#ranges", "#text")
 ANIMATION_MS = 1200  # static/js/pick.js: DURATION_MS
 PAGE_WEIGHT_LIMIT = 100_000  # bytes, the issue's "under 100 KB"
@@ -28,31 +24,6 @@ no_animation = pytest.mark.browser_context_args(reduced_motion="reduce")
 
 
 # --- helpers -------------------------------------------------------------------------------------
-
-
-def api_step(app_url: str, ids: list[int]) -> dict:
-    """Ask the JSON twin for the step after `ids` (no proxy: the server is on 127.0.0.1)."""
-    query = urlencode({"prompt": PROMPT, "seed": SEED, "ids": ",".join(map(str, ids))})
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(f"{app_url}/api/step?{query}", timeout=10) as response:
-        return json.load(response)
-
-
-@pytest.fixture(scope="module")
-def expected_ids(app_url: str) -> list[int]:
-    """The first three ids the JSON twin picks for PROMPT and SEED: what Step must append."""
-    ids: list[int] = []
-    for _ in range(3):
-        ids.append(api_step(app_url, ids)["chosen"]["id"])
-    return ids
-
-
-def state_url(ids: list[int]) -> str:
-    """The page's own URL for PROMPT and SEED with these generated ids."""
-    query = {"prompt": PROMPT, "seed": SEED}
-    if ids:
-        query["ids"] = ",".join(map(str, ids))
-    return "/?" + urlencode(query)
 
 
 def url_ids(page: Page) -> list[int]:
