@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from markupsafe import escape
 
-from webapp.web.filters import num, pct, token_label
+from webapp.web.filters import num, pct, token_label, token_labels
 
 
 @pytest.mark.parametrize(
@@ -51,3 +52,14 @@ def test_token_label_shows_the_paragraph_token_as_a_pilcrow():
 )
 def test_token_label_shows_a_subword_token_s_leading_spaces_and_line_breaks(token, shown):
     assert token_label(token) == shown
+
+
+@pytest.mark.parametrize("name", ["austen-bigram", "austen-transformer"])
+def test_token_labels_are_each_token_s_label_escaped(app, name):
+    model = app.extensions["models"][name]
+    labels = token_labels(model)
+    assert len(labels) == model.n_vocab
+    for i in range(model.n_vocab):
+        assert labels[i] == escape(token_label(model.tokenizer.token_text(i)))
+    assert labels[1] == "¶"
+    assert token_labels(model) is labels, "computed once per model"

@@ -5,6 +5,13 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pytest
+from flask import url_for
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webapp.inference import Settings
+from webapp.web.state import State
+from webapp.web.views import StateLinks
 
 from .markup import HTMX, ids_of, query_of
 
@@ -66,3 +73,23 @@ def test_three_steps_by_redirect_equal_three_steps_of_the_api(client):
         ids.append(client.get(f"/api/step?{urlencode(query)}").json["chosen"]["id"])
     assert ids_of(location) == ids
     assert {k: v for k, v in query_of(location).items() if k in SETTINGS} == params
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    prompt=st.text(max_size=40),
+    ids=st.lists(st.integers(0, 4999), max_size=12),
+    temperature=st.floats(0, 5),
+    top_k=st.none() | st.integers(1, 5000),
+    at=st.none() | st.integers(0, 11),
+    change=st.sampled_from([{}, {"at": 3}, {"at": None}, {"present": "1"}, {"present": None}, {"q": "a b&c"}]),
+)
+def test_state_links_are_the_urls_url_for_writes(app, prompt, ids, temperature, top_k, at, change):
+    """The panels' links encode the state once per screen; they must read exactly as url_for's."""
+    state = State(prompt, "austen-bigram", tuple(ids), Settings(temperature=temperature, top_k=top_k, seed=5),
+                  at=at if at is not None and at < len(ids) else None, present=bool(change.get("present")))
+    with app.test_request_context("/"):
+        link = StateLinks(state)
+        for endpoint in ("stepper.show", "stepper.qr_code", "stepper.export_csv"):
+            merged = {k: v for k, v in {**state.query(), **change}.items() if v is not None}
+            assert link(endpoint, **change) == url_for(endpoint, **merged)

@@ -32,7 +32,8 @@ class KVCache:
         self.max_positions = max_positions
         self.ids: list[int] = []  # the window whose positions are valid here
         self.n_block = 0  # positions [0, n_block) were run as whole blocks, the rest one by one
-        self.logits: np.ndarray | None = None  # the logits after exactly `ids`, once computed
+        self.logits: np.ndarray | None = None  # the logits after exactly `ids` (or `logits_ids`), once computed
+        self.logits_ids: list[int] | None = None  # for a model that keeps only complete blocks in `ids`
         shape = (n_layer, n_head_kv, min(capacity, max_positions), head_dim)
         self.k = np.zeros(shape, dtype=np.float32)
         self.v = np.zeros(shape, dtype=np.float32)

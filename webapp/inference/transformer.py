@@ -8,12 +8,14 @@ scripts/train_transformer.py; GELU is the tanh approximation, as in training.
 Two ways to the same numbers:
 
 - `forward(ids)` computes every position at once, with no cache: the reference.
-- `logits(ids)` computes one position at a time, each attending over the keys and values cached
-  for the positions before it, so appending a token costs one position's work. The cache is keyed
-  by the tokens: a call reuses the longest prefix it shares with the cached window and recomputes
-  the rest. Every position is always computed by the same one-position step, so the logits are
-  exactly the same, bit for bit, whatever was computed before (Back then Step gives the same
-  numbers). Each thread has its own cache, so threads never see each other's half-written state.
+- `logits(ids)` reuses the keys and values of positions computed before (kvcache.py), so that
+  appending a token costs one small batch of positions rather than the whole window. The
+  positions run in blocks of BLOCK: each complete block [0, B), [B, 2B), ... as one batch whose
+  keys and values are kept, and the positions after the last complete block (the tail) as one
+  batch, run again on every call. The operations that compute a position depend only on the
+  window, never on what was cached, so the logits are exactly the same, bit for bit, in any
+  order of calls (Back then Step gives the same numbers). A pool of caches is shared by the
+  server's threads; a thread takes one out while it computes, so no other sees it half-written.
 
 The window: only the last n_ctx ids are read. Once there are more, the window slides: every token
 moves to a new position, its keys and values change with it, and the whole window is recomputed
@@ -27,15 +29,17 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from .kvcache import KVCache, KVPool
 from .model import LanguageModel
 from .tokenizer import WordTokenizer
 
+BLOCK = 32  # positions of a complete block, run and kept together (see the module docstring)
+POOL_SIZE = 32  # caches kept: texts being stepped at the same time
 _GELU_C = math.sqrt(2 / math.pi)  # a Python float: a NumPy float64 scalar would promote float32 arrays
 
 
@@ -93,28 +97,8 @@ def block(x: np.ndarray, mlp: dict, attn: dict, ln_1: dict, ln_2: dict, n_head: 
     return x + ffn(layer_norm(x, **ln_2), **mlp)  # [..., n_q, n_embd]
 
 
-class KVCache:
-    """One thread's keys and values for the window it computed last, position by position."""
-
-    def __init__(self, n_layer: int, n_head: int, n_ctx: int, head_dim: int):
-        self.ids: list[int] = []  # the window whose positions are cached
-        self.k = np.zeros((n_layer, n_head, n_ctx, head_dim), dtype=np.float32)  # [n_layer, n_head, n_ctx, hd]
-        self.v = np.zeros_like(self.k)  # [n_layer, n_head, n_ctx, hd]
-
-    def reusable(self, window: list[int]) -> int:
-        """How many leading positions of window are cached, at most len(window) - 1.
-
-        The last position is always computed: its output, not only its keys, is needed.
-        cached [5, 9, 2], window [5, 9, 7, 1] -> 2; window [5, 9] -> 1
-        """
-        n = min(len(self.ids), len(window) - 1)
-        if self.ids[:n] == window[:n]:
-            return n
-        return next(i for i in range(n) if self.ids[i] != window[i])
-
-
 class TransformerModel(LanguageModel):
-    """A GPT-style decoder: logits from the last n_ctx ids, with a per-thread KV cache."""
+    """A GPT-style decoder: logits from the last n_ctx ids, with a pool of KV caches."""
 
     def __init__(self, name: str, tokenizer: WordTokenizer, params: dict, n_head: int, n_ctx: int,
                  description: str = ""):
@@ -130,7 +114,8 @@ class TransformerModel(LanguageModel):
             raise ValueError(f"model {name!r}: the weights do not fit the vocabulary or the context size")
         if self.n_embd % n_head:
             raise ValueError(f"model {name!r}: n_embd {self.n_embd} is not a multiple of n_head {n_head}")
-        self._local = threading.local()
+        head_dim = self.n_embd // n_head
+        self._pool = KVPool(lambda: KVCache(self.n_layer, n_head, head_dim, n_ctx, capacity=n_ctx), BLOCK, POOL_SIZE)
 
     @classmethod
     def load(cls, folder: str | Path) -> TransformerModel:
@@ -150,15 +135,29 @@ class TransformerModel(LanguageModel):
         return window or [self.tokenizer.paragraph_id]
 
     def logits(self, ids: Sequence[int]) -> np.ndarray:
-        """Logits for the token after ids, from the KV cache: float32 [n_vocab]."""
+        """Logits for the token after ids, reusing cached keys and values: float32 [n_vocab]."""
         window = self.context(ids)
-        cache = self._cache()
-        start = cache.reusable(window)
-        cache.ids = window[:start]  # until the loop ends, only these positions are valid
-        for pos in range(start, len(window)):
-            x = self._position(window[pos], pos, cache)  # [n_embd]
-        cache.ids = window
-        return self.params["wte"] @ x  # [n_vocab, n_embd] @ [n_embd] -> [n_vocab]
+        cache = self._pool.take(window)
+        try:
+            if cache.logits is None or cache.logits_ids != window:
+                cache.logits, cache.logits_ids = self._run(window, cache), window
+            return cache.logits.copy()
+        finally:
+            self._pool.give_back(cache)
+
+    def _run(self, window: list[int], cache: KVCache) -> np.ndarray:
+        """Run the blocks of window that cache lacks, then the tail; keep only complete blocks."""
+        start = cache.reusable(window, BLOCK)
+        n_block = len(window) // BLOCK * BLOCK
+        if n_block == len(window):  # no tail: the last complete block gives the logits, so it is run
+            n_block -= BLOCK
+        cache.ids, cache.n_block, cache.logits = window[:start], start, None
+        for lo in range(start, len(window), BLOCK):
+            hi = min(lo + BLOCK, len(window)) if lo < n_block else len(window)
+            x = self._positions(window[lo:hi], lo, cache)  # [hi - lo, n_embd]
+            if hi <= n_block or hi - lo == BLOCK:  # a complete block: its keys and values are kept
+                cache.ids, cache.n_block = window[:hi], hi
+        return self.params["wte"] @ layer_norm(x[-1], **self.params["ln_f"])  # [n_vocab, n_embd] @ [n_embd]
 
     def logits_uncached(self, ids: Sequence[int]) -> np.ndarray:
         """The same logits from a full forward pass over the window, with no cache: float32 [n_vocab]."""
@@ -203,32 +202,29 @@ class TransformerModel(LanguageModel):
             out[start:stop] = take(log_softmax(h @ self.params["wte"].T), ids[start:stop])  # [batch]
         return out
 
-    def _cache(self) -> KVCache:
-        cache = getattr(self._local, "cache", None)
-        if cache is None:
-            cache = self._local.cache = KVCache(self.n_layer, self.n_head, self.n_ctx, self.n_embd // self.n_head)
-        return cache
-
-    def _position(self, token: int, pos: int, cache: KVCache) -> np.ndarray:
-        """Run one position through every block, storing its keys and values: -> [n_embd] after ln_f."""
+    def _positions(self, ids: list[int], start: int, cache: KVCache) -> np.ndarray:
+        """Run positions start .. start + len(ids) through every block, storing their keys and values:
+        -> [n, n_embd], before ln_f."""
         p = self.params
-        x = p["wte"][token] + p["wpe"][pos]  # [n_embd]
+        x = p["wte"][ids] + p["wpe"][start : start + len(ids)]  # [n, n_embd]
         for layer, params in enumerate(p["blocks"]):
-            x = x + self._mha_position(layer_norm(x, **params["ln_1"]), layer, pos, cache, **params["attn"])
-            x = x + ffn(layer_norm(x, **params["ln_2"]), **params["mlp"])  # [n_embd]
-        return layer_norm(x, **p["ln_f"])  # [n_embd]
+            x = x + self._mha_positions(layer_norm(x, **params["ln_1"]), layer, start, cache, **params["attn"])
+            x = x + ffn(layer_norm(x, **params["ln_2"]), **params["mlp"])  # [n, n_embd]
+        return x
 
-    def _mha_position(self, x: np.ndarray, layer: int, pos: int, cache: KVCache, c_attn: dict,
-                      c_proj: dict) -> np.ndarray:
-        """Attention of one position over itself and the cached positions before it: [n_embd] -> [n_embd]."""
-        q, k, v = linear(x, **c_attn).reshape(3, self.n_head, -1)  # [3 n_embd] -> [n_head, hd] each
-        cache.k[layer, :, pos] = k  # [n_head, hd]
-        cache.v[layer, :, pos] = v
-        keys = cache.k[layer, :, : pos + 1]  # [n_head, pos + 1, hd]
-        values = cache.v[layer, :, : pos + 1]  # [n_head, pos + 1, hd]
-        heads = attention(q[:, None, :], keys, values)  # [n_head, 1, hd]: the cache holds no future
-        return linear(heads.reshape(-1), **c_proj)  # [n_embd] -> [n_embd]
-
+    def _mha_positions(self, x: np.ndarray, layer: int, start: int, cache: KVCache, c_attn: dict,
+                       c_proj: dict) -> np.ndarray:
+        """Attention of n new positions over themselves and the cached ones before: [n, n_embd] -> same."""
+        n, end = x.shape[0], start + x.shape[0]
+        qkv = linear(x, **c_attn).reshape(n, 3, self.n_head, -1)  # [n, 3, n_head, hd]
+        q, k, v = (qkv[:, i].transpose(1, 0, 2) for i in range(3))  # [n_head, n, hd] each
+        cache.k[layer, :, start:end] = k
+        cache.v[layer, :, start:end] = v
+        mask = None
+        if n > 1:  # a position sees itself and the positions before it, not the ones after
+            mask = np.triu(np.full((n, end), -np.inf, dtype=np.float32), k=start + 1)  # [n, end]
+        heads = attention(q, cache.k[layer, :, :end], cache.v[layer, :, :end], mask)  # [n_head, n, hd]
+        return linear(heads.transpose(1, 0, 2).reshape(n, -1), **c_proj)  # [n, n_embd] -> [n, n_embd]
 
 def log_softmax(z: np.ndarray) -> np.ndarray:
     """Natural-log probabilities in float64, along the last axis: [..., n_vocab] -> [..., n_vocab]."""

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from flask import Flask
+from markupsafe import Markup, escape
+
+from ..inference import LanguageModel
 
 
 def pct(p: float, digits: int = 1) -> str:
@@ -37,6 +41,16 @@ def token_label(token: str) -> str:
         return "¶"
     body = token.lstrip(" ")
     return "␣" * (len(token) - len(body)) + body.translate(WHITESPACE_SIGNS)
+
+
+@lru_cache(maxsize=16)
+def token_labels(model: LanguageModel) -> tuple[Markup, ...]:
+    """Every token's label, escaped once per model: `token_labels(model)[i]` is `token_label` of token i.
+
+    The panels show dozens of a model's tokens on every Step; a lookup costs less than
+    relabelling and re-escaping each one each time.
+    """
+    return tuple(escape(token_label(model.tokenizer.token_text(i))) for i in range(model.n_vocab))
 
 
 def register(app: Flask) -> None:

@@ -9,6 +9,7 @@ from functools import cached_property
 from ..inference import LanguageModel, Row, StepResult, explain, get_model, run_step
 from ..inference.compare import Comparison, at_temperatures
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
+from .filters import token_labels
 from .state import FORCED, State
 
 PRESENTER_ROWS = 8
@@ -50,6 +51,20 @@ class Screen:
     def text_row(self) -> Row | None:
         """The table row of the token the text has at the shown step."""
         return self.result.row_of(self.in_text) if self.taken else None
+
+    @property
+    def labels(self) -> tuple:
+        """The model's token labels, escaped, by id (see filters.token_labels)."""
+        return token_labels(self.model)
+
+    @property
+    def rows_below(self) -> tuple[Row, ...]:
+        """Rows shown under the top ones: the pick and the text's token when they rank below them."""
+        if not self.taken:
+            return ()
+        n_top = len(self.result.rows)
+        below = {row.id: row for row in (self.result.chosen, self.text_row) if row.rank > n_top}
+        return tuple(below.values())
 
     @property
     def hidden(self) -> bool:

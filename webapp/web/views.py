@@ -46,25 +46,45 @@ def share_url(state: State) -> str:
     return base.rstrip("/") + "/?" + urlencode(state.query(), safe=",")
 
 
-def state_link(state: State):
-    """A function for templates: link("stepper.show", at=3) is this state's URL with at=3 (None drops a key)."""
-    query = state.query()
+QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unescaped in a query string
 
-    def link(endpoint: str, **changes) -> str:
-        merged = {k: v for k, v in {**query, **changes}.items() if v is not None}
-        return url_for(endpoint, **merged)
 
-    return link
+class StateLinks:
+    """A function for templates: link("stepper.show", at=3) is this state's URL with at=3 (None drops a key).
+
+    The same URLs as url_for, but the state (whose ids grow with the text) is encoded once per
+    screen rather than once per link: the text panel has a link per generated token.
+    """
+
+    def __init__(self, state: State):
+        self._parts = {key: self._encode(key, value) for key, value in state.query().items()}
+        self._paths: dict[str, str] = {}
+
+    @staticmethod
+    def _encode(key: str, value) -> str:
+        return urlencode({key: value}, safe=QUERY_SAFE)
+
+    def __call__(self, endpoint: str, **changes) -> str:
+        parts = dict(self._parts)
+        for key, value in changes.items():
+            if value is None:
+                parts.pop(key, None)
+            else:
+                parts[key] = self._encode(key, value)
+        if endpoint not in self._paths:
+            self._paths[endpoint] = url_for(endpoint)
+        return f"{self._paths[endpoint]}?{'&'.join(parts.values())}" if parts else self._paths[endpoint]
 
 
 def render_screen(state: State, shown=None, animate: bool = False):
     """The whole page, or for htmx the panels as out-of-band fragments."""
     screen = build_screen(models(), state, shown)
     template = "fragments.html" if is_htmx() else "page.html"
+    link = StateLinks(state)
     html = render_template(template, screen=screen, animate=animate and not screen.hidden,
-                           share_url=share_url(state), link=state_link(state))
+                           share_url=share_url(state), link=link)
     response = current_app.make_response(html)
-    response.headers["HX-Push-Url"] = url_for(".show", **state.query())
+    response.headers["HX-Push-Url"] = link("stepper.show")
     return response
 
 
