@@ -8,7 +8,7 @@ from flask import Flask
 
 from ..inference.registry import DEFAULT_MODEL
 from ..inference.user_models import load_available
-from . import api, compress, errors, filters, security, views
+from . import api, cache, compress, errors, filters, security, views
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -34,6 +34,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.setdefault("DEFAULT_MODEL", DEFAULT_MODEL if DEFAULT_MODEL in models else next(iter(models)))
     filters.register(app)
     errors.register(app)
+    cache.register(app)  # before compress and security: it keeps the answer as they leave it
     compress.register(app)
     security.register(app)
     app.register_blueprint(views.bp)
