@@ -3,14 +3,19 @@
 --   wrk -c 100 -d 10s -s bench/load.lua http://127.0.0.1:PORT -- healthz
 --   wrk -c 100 -d 10s -s bench/load.lua http://127.0.0.1:PORT -- step MODEL N_VOCAB MAX_IDS
 --   wrk -c 100 -d 10s -s bench/load.lua http://127.0.0.1:PORT -- page MODEL N_VOCAB MAX_IDS
+--   wrk -c 100 -d 10s -s bench/load.lua http://127.0.0.1:PORT -- class MODEL N_VOCAB MAX_IDS URL_FILE EXPLORE
 --
 -- "step" sends what a student's browser sends on Step: GET /step with the state in the query
 -- string, HX-Request: true and Accept-Encoding: gzip (the answer is the panels as out-of-band
 -- fragments, gzipped). "page" is a link opened or a page reloaded: GET / with a state, no htmx.
 -- Every request has a fresh random prompt, temperature, truncation, seed and list of generated
 -- ids, so no two requests are alike and nothing can be answered from a cache.
+-- "class" is a lecture hall following the teacher: each request is one of the Step requests in
+-- URL_FILE (the teacher's lessons, one path per line, written by bench/load.py), except a
+-- fraction EXPLORE of them, which are students stepping states of their own, as in "step".
 
 local mode, model, n_vocab, max_ids = "healthz", "", 5000, 30
+local lesson_urls, explore = {}, 0
 
 local prompts = {
   "It is a truth universally acknowledged, that a single man",
@@ -37,6 +42,10 @@ function init(args)
   model = args[2] or ""
   n_vocab = tonumber(args[3] or "5000")
   max_ids = tonumber(args[4] or "30")
+  if mode == "class" then
+    for line in io.lines(args[5]) do lesson_urls[#lesson_urls + 1] = line end
+    explore = tonumber(args[6] or "0")
+  end
   -- each wrk thread gets its own Lua state: seed it differently
   math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)") or "0", 16) % 100000)
 end
@@ -61,9 +70,14 @@ local function state_query()
   return table.concat(q, "&")
 end
 
+local htmx = {["HX-Request"] = "true", ["Accept-Encoding"] = "gzip"}
+
 function request()
-  if mode == "step" then
-    return wrk.format("GET", "/step?" .. state_query(), {["HX-Request"] = "true", ["Accept-Encoding"] = "gzip"})
+  if mode == "class" and math.random() >= explore then
+    return wrk.format("GET", lesson_urls[math.random(#lesson_urls)], htmx)
+  end
+  if mode == "step" or mode == "class" then
+    return wrk.format("GET", "/step?" .. state_query(), htmx)
   elseif mode == "page" then
     return wrk.format("GET", "/?" .. state_query(), {["Accept-Encoding"] = "gzip"})
   end

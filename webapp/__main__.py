@@ -22,6 +22,7 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 from .inference import InferenceError, Settings, generate, get_model  # noqa: E402
 from .inference.report import step_to_dict  # noqa: E402
+from .serve import GUNICORN_THREADS, WAITRESS_THREADS  # noqa: E402
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
 
     serve = sub.add_parser("serve", help="serve the app (the default command)")
-    add_serve_arguments(serve)
+    add_serve_arguments(serve, defaults=False)  # `--port 9000 serve` keeps the port given before "serve"
     add_serve_arguments(parser)
 
     trace = sub.add_parser("trace", help="print the steps of the loop for a prompt")
@@ -71,16 +72,24 @@ def existing_file(text: str) -> str:
     return os.path.abspath(text)
 
 
-def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to let a class reach it over the LAN")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--threads", type=positive_int, default=8, help="threads per worker process (default 8)")
-    parser.add_argument("--workers", type=positive_int, default=1,
-                        help="processes; more than 1 uses gunicorn (Linux, macOS), e.g. one per core (default 1)")
-    parser.add_argument("--trusted-proxy", metavar="ADDRESS",
+def add_serve_arguments(parser: argparse.ArgumentParser, defaults: bool = True) -> None:
+    """The server's options; without defaults, an option left out keeps the value the parent parser read."""
+
+    def default(value):
+        return value if defaults else argparse.SUPPRESS
+
+    parser.add_argument("--host", default=default("127.0.0.1"), help="0.0.0.0 to let a class reach it over the LAN")
+    parser.add_argument("--port", type=int, default=default(8000))
+    parser.add_argument("--workers", type=positive_int, default=default(None),
+                        help="processes; more than 1 uses gunicorn (Linux, macOS). Default: one per core where "
+                             "gunicorn runs, else 1 (waitress)")
+    parser.add_argument("--threads", type=positive_int, default=default(None),
+                        help=f"threads per process (default {GUNICORN_THREADS} with several processes, "
+                             f"{WAITRESS_THREADS} with one)")
+    parser.add_argument("--trusted-proxy", metavar="ADDRESS", default=default(None),
                         help="the reverse proxy's address (e.g. 127.0.0.1) whose X-Forwarded-Proto to believe, "
                              "so share links say https")
-    parser.add_argument("--frame-ancestors", type=frame_ancestors, metavar="SOURCES",
+    parser.add_argument("--frame-ancestors", type=frame_ancestors, metavar="SOURCES", default=default(None),
                         help="who may show the app in a frame: CSP sources, "
                              "e.g. \"'self' https://*.school.example\" (default 'self')")
 
@@ -112,12 +121,13 @@ def main(argv: list[str] | None = None) -> int:
 
         os.environ[MODEL_FILE_ENV] = args.model_file
     if command == "serve":
-        from .serve import gunicorn_available, serve
+        from .serve import default_processes, gunicorn_available, serve
 
-        if args.workers > 1 and not gunicorn_available():
+        if args.workers and args.workers > 1 and not gunicorn_available():
             parser.error("--workers above 1 needs gunicorn (pip install gunicorn; not on Windows): "
                          "use --threads with one worker instead")
-        return serve(args.host, args.port, args.threads, args.workers, args.frame_ancestors, args.trusted_proxy)
+        workers, threads = default_processes(args.workers, args.threads, os.cpu_count() or 1, gunicorn_available())
+        return serve(args.host, args.port, threads, workers, args.frame_ancestors, args.trusted_proxy)
     try:
         from .inference.registry import load_bundled
         from .inference.user_models import load_available, model_file_name

@@ -1,11 +1,14 @@
-"""Serve the app: waitress by default (Linux, macOS and Windows), gunicorn for several processes.
+"""Serve the app: gunicorn with one process per core (Linux, macOS), else one waitress process.
 
-    python -m webapp --host 0.0.0.0 --threads 8              # one waitress process, 8 threads
-    python -m webapp --host 0.0.0.0 --workers 2 --threads 4  # gunicorn: 2 processes x 4 threads
+    python -m webapp --host 0.0.0.0                          # one process per core, 2 threads each
+    python -m webapp --host 0.0.0.0 --workers 4 --threads 2  # gunicorn: 4 processes x 2 threads
+    python -m webapp --host 0.0.0.0 --workers 1 --threads 8  # one waitress process (Windows' default)
 
-One Python process runs Python code on one core at a time (the GIL), so on a machine with several
-cores, `--workers` (one per core) serves more students. The models load once, in the parent,
-before the workers are forked, so their arrays are shared rather than copied.
+One Python process runs Python code on one core at a time (the GIL), so a machine with several
+cores serves more students with a process per core. Threads beyond two per process cost more than
+they give: a step is CPU work, and threads fighting for the GIL made each step's CPU time about
+twice as long under load (bench/load.py: 8 threads in one process against 2). The models load once,
+in the parent, before the workers are forked, so their arrays are shared rather than copied.
 """
 
 from __future__ import annotations
@@ -13,14 +16,18 @@ from __future__ import annotations
 import socket
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from flask import Flask
+if TYPE_CHECKING:
+    from flask import Flask
 
 # Waitress reads a request's line and headers up to this size and answers 431 beyond it. The app
 # itself refuses a query string over MAX_QUERY_BYTES (64 KiB), which fits well inside.
 WAITRESS_MAX_HEADER_BYTES = 256 * 1024
 # gunicorn's largest allowed request line (its default is 4,094, too short for a long prompt).
 GUNICORN_MAX_REQUEST_LINE = 8190
+GUNICORN_THREADS = 2  # per process, when there are several
+WAITRESS_THREADS = 8  # in the one process: it also waits on slow connections
 
 
 def lan_address() -> str | None:
@@ -42,6 +49,19 @@ def gunicorn_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def default_processes(workers: int | None, threads: int | None, n_cpus: int,
+                      gunicorn_ok: bool) -> tuple[int, int]:
+    """Processes and threads to serve with, from what was asked (None: the default).
+
+    (None, None, 2 cores, gunicorn) -> (2, 2); (None, None, 2, no gunicorn) -> (1, 8); (1, None, 8, True) -> (1, 8)
+    """
+    if workers is None:
+        workers = max(1, n_cpus) if gunicorn_ok else 1
+    if threads is None:
+        threads = GUNICORN_THREADS if workers > 1 else WAITRESS_THREADS
+    return workers, threads
 
 
 def announce(host: str, port: int, lan: str | None) -> None:
@@ -66,12 +86,12 @@ def production_app(frame_ancestors: str | None = None, lan_url: str | None = Non
 class ServerOptions:
     """How to serve: processes, threads, and the one proxy (if any) whose X-Forwarded-Proto to believe."""
 
-    threads: int = 8
+    threads: int = WAITRESS_THREADS
     workers: int = 1
     trusted_proxy: str | None = None  # e.g. "127.0.0.1" for nginx on the same machine
 
 
-def serve(host: str, port: int, threads: int = 8, workers: int = 1, frame_ancestors: str | None = None,
+def serve(host: str, port: int, threads: int = WAITRESS_THREADS, workers: int = 1, frame_ancestors: str | None = None,
           trusted_proxy: str | None = None) -> int:
     """Build the app once, then serve it with waitress (1 worker) or gunicorn (several)."""
     lan = lan_address() if host in ("0.0.0.0", "::") else None

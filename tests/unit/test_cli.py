@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from webapp.__main__ import build_parser
 from webapp.inference import Settings, generate
+from webapp.serve import GUNICORN_THREADS, WAITRESS_THREADS, default_processes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,3 +64,33 @@ def test_bad_arguments_exit_2_with_a_one_line_error(args):
     error = done.stderr.strip()
     assert error and "\n" not in error and "Traceback" not in error
     assert "error:" in error
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], ("127.0.0.1", 8000, None, None)),
+        (["serve"], ("127.0.0.1", 8000, None, None)),
+        (["--port", "9000", "serve"], ("127.0.0.1", 9000, None, None)),
+        (["serve", "--port", "9001", "--host", "0.0.0.0"], ("0.0.0.0", 9001, None, None)),
+        (["--workers", "3", "serve", "--threads", "4"], ("127.0.0.1", 8000, 3, 4)),
+    ],
+)
+def test_server_options_count_before_and_after_serve(argv, expected):
+    args = build_parser().parse_args(argv)
+    assert (args.host, args.port, args.workers, args.threads) == expected
+
+
+@pytest.mark.parametrize(
+    ("asked", "n_cpus", "gunicorn_ok", "expected"),
+    [
+        ((None, None), 2, True, (2, GUNICORN_THREADS)),  # one process per core
+        ((None, None), 16, True, (16, GUNICORN_THREADS)),
+        ((None, None), 4, False, (1, WAITRESS_THREADS)),  # Windows, or gunicorn missing: one waitress process
+        ((1, None), 8, True, (1, WAITRESS_THREADS)),
+        ((None, 6), 2, True, (2, 6)),
+        ((3, 1), 2, True, (3, 1)),
+    ],
+)
+def test_default_processes(asked, n_cpus, gunicorn_ok, expected):
+    assert default_processes(*asked, n_cpus, gunicorn_ok) == expected
