@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jinja2 import Environment
 from markupsafe import escape
 
-from webapp.web.filters import num, pct, token_label, token_labels
+from webapp.web.filters import num, pct, shorten, token_label, token_labels
 
 
 @pytest.mark.parametrize(
@@ -63,3 +66,17 @@ def test_token_labels_are_each_token_s_label_escaped(app, name):
         assert labels[i] == escape(token_label(model.tokenizer.token_text(i)))
     assert labels[1] == "¶"
     assert token_labels(model) is labels, "computed once per model"
+
+
+@given(st.text(max_size=40), st.sampled_from([10, 14]))
+def test_shorten_cuts_as_jinja_s_truncate(text, length):
+    expected = Environment().from_string("{{ s | truncate(n, true, '…') }}").render(s=text, n=length)
+    assert shorten(text, length) == expected
+
+
+def test_short_token_labels_are_the_labels_shortened(app):
+    model = app.extensions["models"]["austen-bigram"]
+    short = token_labels(model, 10)
+    assert [str(s) for s in short] == [str(escape(shorten(token_label(model.tokenizer.token_text(i)), 10)))
+                                       for i in range(model.n_vocab)]
+    assert max(len(s) for s in short) <= 15 + len("&amp;") * 15

@@ -43,14 +43,22 @@ def token_label(token: str) -> str:
     return "␣" * (len(token) - len(body)) + body.translate(WHITESPACE_SIGNS)
 
 
-@lru_cache(maxsize=16)
-def token_labels(model: LanguageModel) -> tuple[Markup, ...]:
-    """Every token's label, escaped once per model: `token_labels(model)[i]` is `token_label` of token i.
+def shorten(text: str, length: int) -> str:
+    """Cut a long label to `length` characters ending in '…', as Jinja's truncate(length, true, '…')
+    does: a text at most 5 longer than `length` is left whole."""
+    return text if len(text) <= length + 5 else text[: length - 1] + "…"
+
+
+@lru_cache(maxsize=64)
+def token_labels(model: LanguageModel, length: int | None = None) -> tuple[Markup, ...]:
+    """Every token's label, escaped once per model: `token_labels(model)[i]` is `token_label` of token
+    i, and `token_labels(model, 10)[i]` the same shortened to 10 characters (see shorten).
 
     The panels show dozens of a model's tokens on every Step; a lookup costs less than
     relabelling and re-escaping each one each time.
     """
-    return tuple(escape(token_label(model.tokenizer.token_text(i))) for i in range(model.n_vocab))
+    labels = (token_label(model.tokenizer.token_text(i)) for i in range(model.n_vocab))
+    return tuple(escape(label if length is None else shorten(label, length)) for label in labels)
 
 
 def register(app: Flask) -> None:

@@ -57,6 +57,10 @@ class Screen:
         """The model's token labels, escaped, by id (see filters.token_labels)."""
         return token_labels(self.model)
 
+    def short_labels(self, length: int) -> tuple:
+        """The labels cut to `length` characters, for the chart's and the range bar's narrow places."""
+        return token_labels(self.model, length)
+
     @property
     def rows_below(self) -> tuple[Row, ...]:
         """Rows shown under the top ones: the pick and the text's token when they rank below them."""
