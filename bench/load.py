@@ -45,7 +45,9 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from webapp.serve import default_processes, gunicorn_available
+from webapp.web.cache import DEFAULT_BYTES
 
+CACHE_MIB = DEFAULT_BYTES / 2**20
 ROOT = Path(__file__).resolve().parent.parent
 LUA = Path(__file__).resolve().parent / "load.lua"
 HOST = "127.0.0.1"
@@ -254,11 +256,16 @@ def bench_config(spec: tuple[int, int] | None, opts, logs: Path) -> None:
             wrk(base, args, opts.warmup, opts, "warm-up", server.pid)
         before_mib, before_each = rss_mib(server.pid)
         cases["(a) /healthz again"] = ["healthz"]
-        runs = [wrk(base, args, opts.duration, opts, name, server.pid) for name, args in cases.items()]
+        runs, trail = [], []
+        for name, args in cases.items():
+            runs.append(wrk(base, args, opts.duration, opts, name, server.pid))
+            trail.append(rss_mib(server.pid)[0])
         after_mib, after_each = rss_mib(server.pid)
     finally:
         stop_server(server)
     report(label, runs, started_mib, before_mib, after_mib, before_each, after_each)
+    print(f"server RSS after each run (MiB): {fmt(trail)}. Each process keeps up to "
+          f"{CACHE_MIB:g} MiB of answers (webapp/web/cache.py), so RSS grows until its cache is full, then stays")
 
 
 def report(label, runs: list[Run], started, before, after, before_each, after_each) -> None:
