@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from flask import Flask
 
-# Waitress reads a request's line and headers up to this size and answers 431 beyond it. The app
-# itself refuses a query string over MAX_QUERY_BYTES (64 KiB), which fits well inside.
-WAITRESS_MAX_HEADER_BYTES = 256 * 1024
-# gunicorn's largest allowed request line (its default is 4,094, too short for a long prompt).
-GUNICORN_MAX_REQUEST_LINE = 8190
+# The servers read a request's line (waitress: line and headers) up to this size and refuse what is
+# longer. The app itself refuses a query string over MAX_QUERY_BYTES (64 KiB) with a sentence saying
+# why, so the servers' bound is well beyond it: a too-long prompt gets the app's message, not theirs.
+MAX_REQUEST_LINE_BYTES = 256 * 1024
 GUNICORN_THREADS = 2  # per process, when there are several
 WAITRESS_THREADS = 8  # in the one process: it also waits on slow connections
 
@@ -111,7 +110,7 @@ def serve_waitress(app: Flask, host: str, port: int, options: ServerOptions) -> 
         proxy = {"trusted_proxy": options.trusted_proxy, "trusted_proxy_headers": "x-forwarded-proto",
                  "clear_untrusted_proxy_headers": True}
     waitress_serve(app, host=host, port=port, threads=options.threads, ident="token-by-token",
-                   max_request_header_size=WAITRESS_MAX_HEADER_BYTES,
+                   max_request_header_size=MAX_REQUEST_LINE_BYTES,
                    max_request_body_size=app.config["MAX_CONTENT_LENGTH"], **proxy)
     return 0
 
@@ -119,13 +118,19 @@ def serve_waitress(app: Flask, host: str, port: int, options: ServerOptions) -> 
 def serve_gunicorn(app: Flask, host: str, port: int, options: ServerOptions) -> int:
     """Run gunicorn's arbiter in this process: forked worker processes of several threads each."""
     from gunicorn.app.base import BaseApplication
+    from gunicorn.http import message
 
+    # gunicorn caps limit_request_line at its MAX_REQUEST_LINE, 8,190 bytes: a state URL can be
+    # longer (a long prompt in a script of many bytes a character, and hundreds of ids). Raise the
+    # cap to the same bound waitress has; it is read when each request is parsed, in the workers
+    # forked from this process. tests/e2e/test_security.py sends a 100 KB prompt to check it.
+    message.MAX_REQUEST_LINE = max(message.MAX_REQUEST_LINE, MAX_REQUEST_LINE_BYTES)
     settings = {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": options.workers,
         "threads": options.threads,
         "worker_class": "gthread",  # threads keep idle keep-alive connections off the workers
-        "limit_request_line": GUNICORN_MAX_REQUEST_LINE,
+        "limit_request_line": MAX_REQUEST_LINE_BYTES,
         "forwarded_allow_ips": options.trusted_proxy or "",  # gunicorn would trust 127.0.0.1 by default
         "proc_name": "token-by-token",
         "accesslog": None,

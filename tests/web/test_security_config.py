@@ -217,3 +217,13 @@ def test_without_a_trusted_proxy_a_forwarded_scheme_is_ignored(monkeypatch):
     assert "trusted_proxy" not in kwargs
     assert kwargs["max_request_body_size"] == 64 * 1024
     assert share_link_via_waitress(app, kwargs, PROXIED).startswith("http://tokens.school.example/?")
+
+
+@pytest.mark.parametrize("path", ["/step", "/", "/api/step", "/healthz", "/nowhere"])
+def test_a_body_over_the_limit_is_refused_before_routing(client, app, path):
+    limit = app.config["MAX_CONTENT_LENGTH"]
+    response = client.post(path, data=b"a" * (limit + 1), content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 413
+    assert f"the limit is {limit:,}" in response.get_data(as_text=True)
+    small = client.post(path, data=b"a" * 10, content_type="application/x-www-form-urlencoded")
+    assert small.status_code in (404, 405), "a small body is not refused for its size"

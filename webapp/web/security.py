@@ -74,6 +74,14 @@ def register(app: Flask) -> None:
         headers["X-Frame-Options"] = xfo
 
     @app.before_request
+    def check_the_request_size():
+        """No page sends a body: one over MAX_CONTENT_LENGTH is refused before anything reads it,
+        whichever server runs the app and whatever the route."""
+        length, limit = request.content_length, app.config["MAX_CONTENT_LENGTH"]
+        if length is not None and limit is not None and length > limit:
+            abort(413, description=f"the request body is too large ({length:,} bytes; the limit is {limit:,}).")
+
+    @app.before_request
     def check_the_query_string():
         query = request.query_string
         try:  # werkzeug decodes the raw query strictly: a stray byte such as 0xFF would be a 500
