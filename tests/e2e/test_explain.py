@@ -334,3 +334,26 @@ def test_a_token_chip_leads_to_the_vocabulary_which_searches_as_you_type(
     search.fill("darc")
     expect(results).to_contain_text("2 tokens match 'darc'.")
     save_screenshot(page, "vocabulary")
+
+
+@desktop
+def test_back_from_the_vocabulary_returns_to_the_screen_it_came_from(page: Page, context: BrowserContext) -> None:
+    as_returning_visitor(context)
+    page.goto(state_url())
+    step_button = page.get_by_role("button", name="Step", exact=True)
+    for n in (1, 2):
+        step_button.click()
+        expect(page.locator("#tokens .chip-generated")).to_have_count(n)
+    screen = page.url
+    assert "ids=" in screen
+    page.get_by_role("list", name="Tokens").get_by_role("listitem").first.get_by_role("link").click()
+    expect(page).to_have_url(re.compile(r"/vocab\?"))
+    search = page.get_by_label("Search the vocabulary")
+    search.fill("darcy")
+    search.press("Enter")  # the form's own submit: a new vocabulary page
+    expect(page).to_have_url(re.compile(r"/vocab\?.*q=darcy"))
+
+    page.get_by_role("link", name="Back to the stepper").click()
+
+    expect(page).to_have_url(screen)
+    expect(page.locator("#tokens .chip-generated")).to_have_count(2)
