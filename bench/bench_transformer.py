@@ -5,7 +5,9 @@
 For each context length (16, 64 and the full context) it prints the median time of the call
 that gives the logits for the next token:
 
-- numpy cached: logits(ids) when ids[:-1] is already cached, so one new position is computed;
+- numpy cached: logits(ids) right after logits() of the same ids with another last token, as when
+                a class steps on from the same text: the complete blocks of 32 positions come
+                from the cache, the positions after them (at most 32) run as one block;
 - numpy full:   logits_uncached(ids), every position of the window recomputed;
 - torch eager:  the training script's PyTorch module on the same weights, every position
                 recomputed, the head applied at the last position only (skipped without torch).
@@ -82,19 +84,22 @@ def median_ms(samples: list[float]) -> float:
     return sorted(samples)[len(samples) // 2] * 1000
 
 
-def time_lengths(model, gpt, seq, lengths, rounds: int) -> dict[int, dict[str, float]]:
+def time_lengths(model, gpt, seq, lengths, rounds: int, n_variants: int) -> dict[int, dict[str, float]]:
     results = {}
     for n in lengths:
-        ids = seq[:n]
-        model.logits(ids)  # the cache now holds ids; each timed call recomputes only the last position
-        calls = {"cached": lambda ids=ids: model.logits(ids), "full": lambda ids=ids: model.logits_uncached(ids)}
+        # the same prefix, a different last token each round: the cache keeps the prefix's blocks,
+        # and no call can be answered by the logits of the very same ids computed just before
+        variants = [[*seq[: n - 1], token] for token in range(10, 10 + n_variants)]
+        model.logits(variants[-1])
+        calls = {"cached": model.logits, "full": model.logits_uncached}
         if gpt is not None:
-            calls["torch"] = lambda ids=ids: torch_step(gpt, ids)
+            calls["torch"] = lambda ids: torch_step(gpt, ids)
         samples = {name: [] for name in calls}
-        for _ in range(rounds):
+        for i in range(rounds):
+            ids = variants[i % len(variants)]
             for name, call in calls.items():
                 t = time.perf_counter()
-                call()
+                call(ids)
                 samples[name].append(time.perf_counter() - t)
         results[n] = {name: median_ms(s) for name, s in samples.items()}
     return results
@@ -111,11 +116,11 @@ def check_agreement(model, gpt, seq) -> str:
     return f"max abs difference of the logits at context {len(ids)}: {diffs}"
 
 
-def sliding_ms(model, seq, rounds: int) -> float:
+def sliding_ms(model, seq, rounds: int, n_variants: int) -> float:
     """A step past the window: ids grow by one, every position shifts, the window is recomputed."""
     samples = []
     for i in range(rounds):
-        ids = seq[: model.n_ctx + 1 + i % 8]
+        ids = seq[: model.n_ctx + 1 + i % n_variants]
         t = time.perf_counter()
         model.logits(ids)
         samples.append(time.perf_counter() - t)
@@ -129,7 +134,9 @@ def main() -> None:
     import numpy as np
 
     sys.path.insert(0, str(ROOT))
-    from webapp.inference.transformer import TransformerModel
+    from webapp.inference.transformer import POOL_SIZE, TransformerModel
+
+    n_variants = 2 * POOL_SIZE  # more texts than the pool keeps: no call finds its own logits kept
 
     model = TransformerModel.load(args.model)
     gpt = load_torch_module(model)
@@ -137,11 +144,11 @@ def main() -> None:
         import torch
 
         torch.set_num_threads(args.threads)
-    seq = [int(i) for i in np.random.default_rng(0).integers(0, model.n_vocab, model.n_ctx + 8)]
+    seq = [int(i) for i in np.random.default_rng(0).integers(0, model.n_vocab, model.n_ctx + n_variants + 1)]
     print(f"{model.name}: {model.n_layer} layers, {model.n_embd} wide, context {model.n_ctx}; "
           f"{args.threads} thread(s); median of {args.rounds} rounds, ms per next-token call")
     print(check_agreement(model, gpt, seq))
-    results = time_lengths(model, gpt, seq, (*LENGTHS, model.n_ctx), args.rounds)
+    results = time_lengths(model, gpt, seq, (*LENGTHS, model.n_ctx), args.rounds, n_variants)
     print(f"{'context':>7} {'numpy cached':>13} {'numpy full':>11} {'torch eager':>12} "
           f"{'full/cached':>12} {'torch/cached':>13}")
     for n, r in results.items():
@@ -151,7 +158,7 @@ def main() -> None:
     if gpt is None:
         print("torch eager: skipped (PyTorch is not installed; pip install -e '.[train]')")
     print(f"window sliding (context {model.n_ctx} full, one more id): numpy cached model "
-          f"{sliding_ms(model, seq, max(8, args.rounds // 10)):.2f} ms per step")
+          f"{sliding_ms(model, seq, max(n_variants, args.rounds // 10), n_variants):.2f} ms per step")
 
 
 if __name__ == "__main__":
