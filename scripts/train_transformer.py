@@ -1,7 +1,7 @@
 """Train a small GPT-style transformer on a corpus (PyTorch, CPU) and export it for the NumPy forward.
 
     pip install -e '.[train]'
-    python scripts/train_transformer.py ../shared/corpus --budget 660
+    python scripts/train_transformer.py ../shared/corpus --threads 2 --no-bf16 --budget 1200  # the bundled model
 
 The model: token + learned position embeddings, pre-LayerNorm blocks (causal multi-head
 self-attention, then a 4x GELU MLP), a final LayerNorm, and an output head tied to the

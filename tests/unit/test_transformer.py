@@ -25,7 +25,7 @@ from webapp.inference.transformer import TransformerModel, log_softmax
 MODEL_DIR = MODELS_DIR / "austen-transformer"
 FIXTURE = Path(__file__).parent / "fixtures" / "transformer_golden.npz"
 GREEDY_PROMPT = "It is a truth universally acknowledged"
-GREEDY_TOKENS = [",", "and", "I", "am", "sure", ",", "I", "am", "sure", "I"]  # recorded from generate()
+GREEDY_TOKENS = [",", "and", "I", "am", "sure", "I", "am", "sure", "I", "should"]  # recorded from generate()
 
 
 def load_golden() -> list[tuple[list[int], np.ndarray]]:
