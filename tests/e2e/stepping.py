@@ -32,3 +32,12 @@ def first_picks(app_url: str, n: int = 3) -> list[int]:
     for _ in range(n):
         ids.append(api_step(app_url, ids)["chosen"]["id"])
     return ids
+
+
+def tab_to(page, target, presses: int = 60) -> None:
+    """Press Tab until target (a Playwright locator) has the focus, as a keyboard user reaches it."""
+    focused = target.and_(page.locator(":focus"))
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if focused.count():
+            return

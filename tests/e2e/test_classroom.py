@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, quote, quote_plus, urlsplit
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
-from stepping import PROMPT, SEED, START, api_step, state_url
+from stepping import PROMPT, SEED, START, api_step, state_url, tab_to
 
 PANELS = ("#prompt-panel", "#controls-panel", "#logits", "#chart", "#ranges", "#text", "#share")
 CSV_COLUMNS = ("rank", "token", "id", "logit", "scaled", "prob", "prob_t1", "kept", "prob_kept", "lo", "hi")
@@ -636,11 +636,7 @@ def test_each_pick_is_announced(page: Page) -> None:
 def test_focus_is_visible_when_tabbing(page: Page, artifacts_dir) -> None:
     page.goto(START)
     step = step_button(page)
-    focused_step = step.and_(page.locator(":focus"))
-    for _ in range(60):
-        page.keyboard.press("Tab")
-        if focused_step.count():
-            break
+    tab_to(page, step)
     expect(step).to_be_focused()
     expect(step).to_have_css("outline-style", "solid")
     expect(step).not_to_have_css("outline-width", "0px")

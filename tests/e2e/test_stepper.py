@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, expect
-from stepping import PROMPT, SEED, START, state_url
+from stepping import PROMPT, SEED, START, state_url, tab_to
 
 PANELS = ("#tokens", "#logits", "#chart", "#ranges", "#text")
 ANIMATION_MS = 1200  # static/js/pick.js: DURATION_MS
@@ -396,12 +396,8 @@ def test_a_bad_value_shows_a_message_and_leaves_the_screen_as_it_was(page: Page,
 def test_the_page_is_keyboard_operable(page: Page) -> None:
     page.goto(START)
     step = page.get_by_role("button", name="Step", exact=True)
-    focused_step = step.and_(page.locator(":focus"))
 
-    for _ in range(10):
-        page.keyboard.press("Tab")
-        if focused_step.count():
-            break
+    tab_to(page, step, presses=10)
     expect(step).to_be_focused()
 
     page.keyboard.press("Enter")

@@ -189,3 +189,16 @@ def test_the_inference_core_never_imports_torch():
     code = "import sys, webapp.inference as i; i.load_bundled(); print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_logits_of_a_window_asked_again_are_kept_and_handed_out_as_copies(model, seq, monkeypatch):
+    m = fresh(model)
+    runs = []
+    run = m._run
+    monkeypatch.setattr(m, "_run", lambda window, cache: runs.append(len(window)) or run(window, cache))
+    first = m.logits(seq[:10])  # short windows share no complete block: only the kept logits can help
+    m.logits(seq[:7])
+    first[:] = 0  # the caller's copy, not the kept logits
+    again = m.logits(seq[:10])
+    assert runs == [10, 7]
+    assert np.array_equal(again, fresh(model).logits(seq[:10]))

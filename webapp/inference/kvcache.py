@@ -32,8 +32,8 @@ class KVCache:
         self.max_positions = max_positions
         self.ids: list[int] = []  # the window whose positions are valid here
         self.n_block = 0  # positions [0, n_block) were run as whole blocks, the rest one by one
-        self.logits: np.ndarray | None = None  # the logits after exactly `ids` (or `logits_ids`), once computed
-        self.logits_ids: list[int] | None = None  # for a model that keeps only complete blocks in `ids`
+        self.logits: np.ndarray | None = None  # the logits after exactly the window `logits_ids`, once computed
+        self.logits_ids: list[int] | None = None
         shape = (n_layer, n_head_kv, min(capacity, max_positions), head_dim)
         self.k = np.zeros(shape, dtype=np.float32)
         self.v = np.zeros(shape, dtype=np.float32)
@@ -74,15 +74,28 @@ class KVPool:
         self._lock = threading.Lock()
 
     def take(self, window: list[int]) -> KVCache:
-        """Take out the cache that shares the most with window; a new one if none shares anything and
-        the pool has room, else the least recently used."""
+        """Take out the cache that has this very window's logits, else the one that shares the most with
+        window; a new one if none shares anything and the pool has room, else the least recently used."""
         with self._lock:
-            if self._free:  # most reusable; then one that has this very window's logits; then least recent
-                best = max(range(len(self._free)), key=lambda i: (self._free[i].reusable(window, self.block),
-                                                                   self._free[i].ids == window, -i))
-                if self._free[best].reusable(window, self.block) or len(self._free) >= self.size:
+            if self._free:
+                best = max(range(len(self._free)), key=lambda i: (self._free[i].logits_ids == window,
+                                                                   self._free[i].reusable(window, self.block), -i))
+                cache = self._free[best]
+                if cache.logits_ids == window or cache.reusable(window, self.block) or len(self._free) >= self.size:
                     return self._free.pop(best)
         return self.new_cache()
+
+    def logits(self, window: list[int], run: Callable[[list[int], KVCache], np.ndarray]) -> np.ndarray:
+        """The logits after window: kept by a cache if one has them, else run(window, cache) on the best
+        cache, which then keeps them. A copy each time, so no caller can change the kept ones."""
+        cache = self.take(window)
+        try:
+            if cache.logits_ids != window:
+                cache.logits, cache.logits_ids = None, None  # a failed run leaves nothing stale behind
+                cache.logits, cache.logits_ids = run(window, cache), window
+            return cache.logits.copy()
+        finally:
+            self.give_back(cache)
 
     def give_back(self, cache: KVCache) -> None:
         with self._lock:

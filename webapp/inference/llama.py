@@ -201,20 +201,13 @@ class LlamaModel(LanguageModel):
 
     def logits(self, ids: Sequence[int]) -> np.ndarray:
         """Logits for the token after ids, reusing cached keys and values: float32 [n_vocab]."""
-        window = self.context(ids)
-        cache = self._pool.take(window)
-        try:
-            if cache.ids != window or cache.logits is None:
-                cache.logits = self._run(window, cache)
-            return cache.logits.copy()
-        finally:
-            self._pool.give_back(cache)
+        return self._pool.logits(self.context(ids), self._run)
 
     def _run(self, window: list[int], cache: KVCache) -> np.ndarray:
         """Run the positions of window that cache lacks: whole blocks together, the rest one by one."""
         start = cache.reusable(window, self.block)
         n_block = len(window) // self.block * self.block
-        cache.ids, cache.n_block, cache.logits = window[:start], min(cache.n_block, start), None
+        cache.ids, cache.n_block = window[:start], min(cache.n_block, start)
         cache.reserve(len(window))
         chunks = [(s, s + self.block) for s in range(start, n_block, self.block)]
         chunks += [(p, p + 1) for p in range(max(start, n_block), len(window))]

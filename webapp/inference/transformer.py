@@ -136,14 +136,7 @@ class TransformerModel(LanguageModel):
 
     def logits(self, ids: Sequence[int]) -> np.ndarray:
         """Logits for the token after ids, reusing cached keys and values: float32 [n_vocab]."""
-        window = self.context(ids)
-        cache = self._pool.take(window)
-        try:
-            if cache.logits is None or cache.logits_ids != window:
-                cache.logits, cache.logits_ids = self._run(window, cache), window
-            return cache.logits.copy()
-        finally:
-            self._pool.give_back(cache)
+        return self._pool.logits(self.context(ids), self._run)
 
     def _run(self, window: list[int], cache: KVCache) -> np.ndarray:
         """Run the blocks of window that cache lacks, then the tail; keep only complete blocks."""
@@ -151,7 +144,7 @@ class TransformerModel(LanguageModel):
         n_block = len(window) // BLOCK * BLOCK
         if n_block == len(window):  # no tail: the last complete block gives the logits, so it is run
             n_block -= BLOCK
-        cache.ids, cache.n_block, cache.logits = window[:start], start, None
+        cache.ids, cache.n_block = window[:start], start
         for lo in range(start, len(window), BLOCK):
             hi = min(lo + BLOCK, len(window)) if lo < n_block else len(window)
             x = self._positions(window[lo:hi], lo, cache)  # [hi - lo, n_embd]

@@ -77,9 +77,6 @@ class ResponseCache:
                 _, dropped = self._items.popitem(last=False)
                 self.bytes -= dropped.size
 
-    def stats(self) -> dict[str, int]:
-        return {"entries": len(self), "bytes": self.bytes, "hits": self.hits, "misses": self.misses}
-
 
 def request_key() -> tuple:
     headers = request.headers
@@ -109,11 +106,11 @@ def register(app: Flask) -> None:
     def answer_from_cache():
         if request.method != "GET" or request.endpoint not in CACHED_ENDPOINTS:
             return None
-        g.cache_key = request_key()
-        kept = cache.get(g.cache_key)
+        key = request_key()
+        kept = cache.get(key)
         if kept is None:
+            g.cache_key = key  # keep what the view answers
             return None
-        g.cache_key = None  # already kept
         return Response(kept.body, status=kept.status, headers=kept.headers)
 
     @app.after_request
