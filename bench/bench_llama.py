@@ -44,7 +44,7 @@ def rss_mib() -> tuple[float, float]:
 
 
 def default_model_file() -> Path:
-    from webapp.inference.user_models import user_models_dir
+    from webapp.inference.machinery.user_models import user_models_dir
 
     folder = user_models_dir() / "smollm2-135m"
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from webapp.inference.bigram import BigramModel
-from webapp.inference.corpus import load_split
-from webapp.inference.perplexity import perplexity
-from webapp.inference.registry import MODELS_DIR
+from webapp.inference.derived.perplexity import perplexity
+from webapp.inference.machinery.corpus import load_split
+from webapp.inference.machinery.registry import MODELS_DIR
 from webapp.inference.tokenizer import WordTokenizer
 
 K_CANDIDATES = (1.0, 0.3, 0.1, 0.03, 0.01, 0.003)

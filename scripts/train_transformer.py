@@ -33,8 +33,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from webapp.inference.corpus import load_split
-from webapp.inference.registry import MODELS_DIR
+from webapp.inference.machinery.corpus import load_split
+from webapp.inference.machinery.registry import MODELS_DIR
 from webapp.inference.tokenizer import WordTokenizer
 
 ROOT = Path(__file__).resolve().parent.parent

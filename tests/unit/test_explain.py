@@ -17,13 +17,13 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from webapp.inference import LanguageModel, Settings, StepResult, WordTokenizer, run_step
-from webapp.inference.explain import (
+from webapp.inference.derived.explain import (
     bigram_example,
     first_ranges,
-    search_vocab,
     softmax_example,
     truncation_cuts,
 )
+from webapp.inference.derived.vocab_search import search_vocab
 from webapp.inference.step import MAX_SEED
 
 N_VOCAB = 5000  # austen-bigram

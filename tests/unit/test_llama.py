@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 from webapp.inference import Settings, generate, run_step, text_of
 from webapp.inference.errors import InvalidTokenIds
-from webapp.inference.kvcache import KVCache, KVPool
 from webapp.inference.llama import LlamaModel, rope, rope_tables
-from webapp.inference.registry import load_model
-from webapp.inference.user_models import load_available, load_model_file, load_user_models, user_models_dir
+from webapp.inference.machinery.kvcache import KVCache, KVPool
+from webapp.inference.machinery.registry import load_model
+from webapp.inference.machinery.user_models import load_available, load_model_file, load_user_models, user_models_dir
 
 from .tiny_gguf import HEAD_DIM, N_HEAD, N_HEAD_KV, N_LAYER, write_tiny_gguf
 

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from webapp.inference import InvalidTokenIds, Settings, generate
-from webapp.inference.perplexity import token_log_probs
-from webapp.inference.registry import DEFAULT_MODEL, MODELS_DIR, load_bundled, load_model
+from webapp.inference.derived.perplexity import token_log_probs
+from webapp.inference.machinery.registry import DEFAULT_MODEL, MODELS_DIR, load_bundled, load_model
 from webapp.inference.transformer import TransformerModel, log_softmax
 
 MODEL_DIR = MODELS_DIR / "austen-transformer"

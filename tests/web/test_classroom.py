@@ -14,7 +14,7 @@ import pytest
 import segno
 
 from webapp.inference import Settings, run_step
-from webapp.inference.report import CSV_COLUMNS, trace_to_dict
+from webapp.inference.derived.export import CSV_COLUMNS, trace_to_dict
 from webapp.web.screen import PRESENTER_ROWS
 from webapp.web.state import State, parse_state
 

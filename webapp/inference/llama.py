@@ -41,10 +41,10 @@ from pathlib import Path
 import numpy as np
 
 from .bpe import BPETokenizer
-from .gguf_file import read_gguf
-from .kvcache import KVCache, KVPool
+from .machinery.float32_weights import load_float32, save_float32
+from .machinery.gguf_file import read_gguf
+from .machinery.kvcache import KVCache, KVPool
 from .model import LanguageModel
-from .prepared import load_prepared, save_prepared
 
 BLOCK = 16  # positions run together as one block (see kvcache.py)
 MAX_CTX = 2048  # the window, at most: the app's steps never need more
@@ -173,13 +173,13 @@ class LlamaModel(LanguageModel):
     def load(cls, folder: str | Path) -> LlamaModel:
         """Load the model a config.json describes: {"type": "gguf", "name": ..., "file": ...}.
 
-        The float32 weights are kept beside the file after the first load (prepared.py), so that
+        The float32 weights are kept beside the file after the first load (machinery/float32_weights.py), so that
         later loads take a second, not the many a GGUF file's parsing and dequantising take.
         """
         folder = Path(folder)
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         path = folder / config["file"]
-        ready = load_prepared(folder / "float32", path)
+        ready = load_float32(folder / "float32", path)
         if ready:
             meta, params = ready[0], nest_params(ready[1])
         else:
@@ -187,7 +187,7 @@ class LlamaModel(LanguageModel):
             meta = contents.metadata
             params = gather_params(contents.tensors, LlamaConfig.from_metadata(meta))
             with contextlib.suppress(OSError):  # a read-only folder: the next load reads the GGUF file again
-                save_prepared(folder / "float32", path, meta, flat_params(params))
+                save_float32(folder / "float32", path, meta, flat_params(params))
         return cls.from_parts(meta, params, config["name"], config.get("n_ctx"), config.get("description", ""))
 
     def context(self, ids: Sequence[int]) -> list[int]:

@@ -27,6 +27,11 @@ MAX_TOKENS = 1024  # prompt + generated: a bound on the work one request can ask
 MAX_SEED = 2**63 - 1
 N_ROWS = 20  # rows of the logits table
 
+# How a generated token came about, as the URL, the page and the exports record it; a float in
+# their place is an r the teacher typed in.
+SEEDED = "s"  # picked by the seeded r: default_rng([seed, i]).random()
+FORCED = "f"  # chosen by hand from the table
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -49,6 +54,11 @@ class Settings:
         if not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
             raise InvalidSetting(f"seed must be a whole number from 0 to {MAX_SEED}, not {self.seed!r}")
 
+    @property
+    def truncating(self) -> bool:
+        """Whether any of top-k, top-p and min-p is on."""
+        return self.top_k is not None or self.top_p is not None or self.min_p is not None
+
 
 @dataclass(frozen=True)
 class Row:
@@ -65,6 +75,11 @@ class Row:
     prob_kept: float  # renormalised over the kept tokens; 0 if cut
     lo: float | None  # its range on [0, 1); None if cut
     hi: float | None
+
+    @property
+    def cut(self) -> bool:
+        """Cut by top-k, top-p or min-p: it had probability at T, but no range."""
+        return not self.kept and self.prob > 0
 
 
 @dataclass(frozen=True)

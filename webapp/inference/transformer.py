@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .kvcache import KVCache, KVPool
+from .machinery.kvcache import KVCache, KVPool
 from .model import LanguageModel
 from .tokenizer import WordTokenizer
 

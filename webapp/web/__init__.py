@@ -6,8 +6,8 @@ from pathlib import Path
 
 from flask import Flask
 
-from ..inference.registry import DEFAULT_MODEL
-from ..inference.user_models import load_available
+from ..inference.machinery.registry import DEFAULT_MODEL
+from ..inference.machinery.user_models import load_available
 from . import api, cache, compress, errors, filters, security, views
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent

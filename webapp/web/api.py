@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, request
 
 from ..inference import get_model, run_step
-from ..inference.report import step_to_dict
+from ..inference.derived.export import step_to_dict
 from .state import parse_state
 
 bp = Blueprint("api", __name__, url_prefix="/api")

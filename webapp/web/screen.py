@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..inference import LanguageModel, Row, StepResult, explain, get_model, run_step
-from ..inference.compare import Comparison, at_temperatures
+from ..inference import LanguageModel, Row, StepResult, get_model, run_step
+from ..inference.derived import explain
+from ..inference.derived.compare import Comparison, at_temperatures
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
 from .filters import token_labels
 from .state import FORCED, State

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from ..inference import InferenceError, Settings, get_model
-from ..inference.step import MAX_PROMPT_CHARS, MAX_SEED, MAX_TOKENS
+from ..inference.step import FORCED, MAX_PROMPT_CHARS, MAX_SEED, MAX_TOKENS, SEEDED
 
 DEFAULT_PROMPT = "It is a truth universally acknowledged, that a single man"
 DEFAULT_SEED = 1
@@ -20,9 +20,6 @@ MAX_TEMPERATURE = 5.0
 
 class InvalidInput(InferenceError):
     """A query parameter that cannot be read; the message says which and why."""
-
-
-SEEDED, FORCED = "s", "f"  # how a generated token came about; a float is an r the teacher typed
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ import segno
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
 from ..inference import get_model, run_step
-from ..inference.explain import search_vocab
-from ..inference.report import rows_to_csv, trace_to_dict
+from ..inference.derived.export import rows_to_csv, trace_to_dict
+from ..inference.derived.vocab_search import search_vocab
 from .screen import build_screen, n_rows
 from .state import FORCED, SEEDED, InvalidInput, State, parse_state
 

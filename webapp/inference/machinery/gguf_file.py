@@ -26,11 +26,6 @@ class GGUFContents:
     tensors: dict[str, np.ndarray]  # name -> float32 array, NumPy order (slowest dimension first)
 
 
-def read_metadata(path: str | Path) -> dict:
-    """Read only the metadata: {"general.architecture": "llama", "llama.block_count": 30, ...}."""
-    return _metadata(_reader(path))
-
-
 def read_gguf(path: str | Path) -> GGUFContents:
     """Read the metadata and every tensor, dequantised to float32 and copied out of the file."""
     from gguf.quants import dequantize  # the `gguf` package: loaded only when a GGUF model is

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .model import LanguageModel
-from .sampling import softmax
+from ..model import LanguageModel
+from ..sampling import softmax
 
 
 def token_log_probs(model: LanguageModel, ids: Sequence[int]) -> np.ndarray:

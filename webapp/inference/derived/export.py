@@ -7,8 +7,8 @@ import io
 import math
 from dataclasses import asdict
 
-from .model import LanguageModel
-from .step import Settings, StepResult, run_step, text_of
+from ..model import LanguageModel
+from ..step import FORCED, Settings, StepResult, run_step, text_of
 
 
 def _row(row) -> dict:
@@ -61,7 +61,7 @@ def step_to_dict(model: LanguageModel, result: StepResult, full: bool = False) -
 def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = 10) -> dict:
     """Every generated token's step: settings, r, the pick, the token in the text, the top rows.
 
-    sources[i] is "s" (picked by the seeded r), "f" (forced by hand) or a float (an r typed in).
+    sources[i] is SEEDED (picked by the seeded r), FORCED (chosen by hand) or a float (an r typed in).
     Every step is recomputed with today's settings, as the screen does.
     """
     steps = []
@@ -72,7 +72,7 @@ def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Set
             "step": i, "temperature": settings.temperature, "top_k": settings.top_k, "top_p": settings.top_p,
             "min_p": settings.min_p, "seed": settings.seed, "r": result.r, "r_source": result.r_source,
             "pick": _row(result.chosen), "token_in_text": _row(result.row_of(token)),
-            "forced": sources[i] == "f", "rows": [_row(row) for row in result.rows], "rest": asdict(result.rest),
+            "forced": sources[i] == FORCED, "rows": [_row(row) for row in result.rows], "rest": asdict(result.rest),
         })
     return {"model": model.name, "prompt": prompt, "generated": list(ids),
             "text": text_of(model, prompt, list(ids)), "steps": steps}

@@ -27,7 +27,7 @@ def _source(gguf_path: Path) -> dict:
     return {"file": gguf_path.name, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "format": FORMAT}
 
 
-def load_prepared(folder: Path, gguf_path: Path) -> tuple[dict, dict[str, np.ndarray]] | None:
+def load_float32(folder: Path, gguf_path: Path) -> tuple[dict, dict[str, np.ndarray]] | None:
     """(metadata, arrays by name) from folder, or None if it is missing or was made from another file."""
     try:
         index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
@@ -43,7 +43,7 @@ def load_prepared(folder: Path, gguf_path: Path) -> tuple[dict, dict[str, np.nda
     return index["metadata"], arrays
 
 
-def save_prepared(folder: Path, gguf_path: Path, metadata: dict, arrays: dict[str, np.ndarray]) -> None:
+def save_float32(folder: Path, gguf_path: Path, metadata: dict, arrays: dict[str, np.ndarray]) -> None:
     """Write the arrays and metadata; each file takes its name only once complete (atomic replace)."""
     folder.mkdir(parents=True, exist_ok=True)
     layout, start = {}, 0

@@ -5,20 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .bigram import BigramModel
-from .errors import UnknownModel
-from .llama import LlamaModel
-from .model import LanguageModel
-from .transformer import TransformerModel
+from ..bigram import BigramModel
+from ..errors import UnknownModel
+from ..llama import LlamaModel
+from ..model import LanguageModel
+from ..transformer import TransformerModel
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 LOADERS = {"bigram": BigramModel.load, "transformer": TransformerModel.load, "gguf": LlamaModel.load}
 DEFAULT_MODEL = "austen-transformer"
-
-
-def register_loader(kind: str, loader) -> None:
-    """Let a model type (the "type" in a config.json) be loaded by load_model."""
-    LOADERS[kind] = loader
 
 
 def load_model(folder: str | Path) -> LanguageModel:

@@ -22,8 +22,8 @@ import re
 import sys
 from pathlib import Path
 
-from .errors import InferenceError
-from .model import LanguageModel
+from ..errors import InferenceError
+from ..model import LanguageModel
 from .registry import MODELS_DIR, load_bundled, load_model
 
 MODELS_ENV = "TOKEN_BY_TOKEN_MODELS"
@@ -74,7 +74,7 @@ def model_file_name(path: str | Path) -> str:
 
 def load_model_file(path: str | Path) -> LanguageModel:
     """Load a GGUF file by path, naming the model after the file."""
-    from .llama import LlamaModel
+    from ..llama import LlamaModel
 
     path = Path(path)
     try:

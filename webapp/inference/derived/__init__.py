@@ -1,0 +1,1 @@
+"""What the screens derive from a step: worked examples, comparisons, exports, vocabulary search, perplexity."""
