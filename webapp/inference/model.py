@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -29,6 +30,18 @@ class Tokenizer(Protocol):
     def token_text(self, i: int) -> str: ...
 
     def check_ids(self, ids: Sequence[int]) -> None: ...
+
+
+@dataclass
+class Inside:
+    """What a forward pass hands back when asked for it: the residual stream and the attention weights.
+
+    residual[0] is the embeddings, residual[l] the stream after block l: [n_seq, n_embd] each.
+    attention[l - 1] is block l's weights: [n_head, n_seq, n_keys], each row summing to 1.
+    """
+
+    residual: list[np.ndarray] = field(default_factory=list)
+    attention: list[np.ndarray] = field(default_factory=list)
 
 
 class LanguageModel(ABC):

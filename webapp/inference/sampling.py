@@ -27,19 +27,24 @@ def check_temperature(temperature: float) -> float:
     return t
 
 
-def softmax(z: np.ndarray) -> np.ndarray:
-    """Softmax in float64, subtracting the max first so that exp never overflows.
+def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Softmax along axis, subtracting the max first so that exp never overflows.
 
-    [1, 2, 3] -> [0.090, 0.245, 0.665]; [1e300, 1e300] -> [0.5, 0.5]; [0, -inf] -> [1, 0]
+    [1, 2, 3] -> [0.090, 0.245, 0.665]; [1e300, 1e300] -> [0.5, 0.5]; [0, -inf] -> [1, 0];
+    all -inf -> equal shares. Float arrays keep their precision (the models' attention runs in
+    float32); anything else is computed in float64.
     """
-    z = np.asarray(z, dtype=np.float64)  # [n_vocab]
-    finite = np.isfinite(z)
-    if not finite.any():  # all -inf: nothing can be chosen, so share equally
-        return np.full(z.shape, 1.0 / z.size)
-    with np.errstate(over="ignore"):  # -1e308 - 1e308 is -inf, which exp turns into 0 as it should
-        shifted = np.where(finite, z - z[finite].max(), -np.inf)  # [n_vocab], max is 0
-    e = np.exp(shifted)  # [n_vocab], in [0, 1], at least one is 1
-    return e / e.sum()
+    z = np.asarray(z)
+    if z.dtype not in (np.float32, np.float64):
+        z = z.astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # -1e308 - 1e308 is -inf, which exp turns into 0
+        top = z.max(axis=axis, keepdims=True)  # -inf where every entry is -inf
+        e = np.exp(z - np.where(np.isfinite(top), top, 0))  # same shape as z, in [0, 1]
+    total = e.sum(axis=axis, keepdims=True)
+    if not total.all():  # all -inf: nothing can be chosen, so share equally
+        e = np.where(total == 0, 1, e)
+        total = e.sum(axis=axis, keepdims=True)
+    return e / total
 
 
 def scale(logits: np.ndarray, temperature: float) -> np.ndarray | None:
