@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from webapp.inference import Settings, generate, run_step, text_of
 from webapp.inference.errors import InvalidTokenIds
 from webapp.inference.llama import LlamaModel, rope, rope_tables
-from webapp.inference.machinery.kvcache import KVCache, KVPool, run_in_blocks
+from webapp.inference.machinery.kvcache import KVCache, KVPool, plan, run_in_blocks
 from webapp.inference.machinery.registry import load_model
 from webapp.inference.machinery.user_models import load_available, load_model_file, load_user_models, user_models_dir
 from webapp.inference.model import Inside
@@ -178,21 +178,46 @@ def test_threads_get_the_same_logits_as_one_thread(tiny):
 
 
 @pytest.mark.parametrize(
-    ("kept", "window", "reusable"),
-    [([5, 9, 2, 7], [5, 9, 2, 7, 1], 4),  # the kept block, then a tail of one
-     ([5, 9, 2, 7], [5, 9, 2, 7], 0),  # the last position gives the logits: its block runs again
-     ([5, 9, 2, 7], [5, 9, 2, 8, 1], 0),  # differs inside the block
-     ([5, 9, 2, 7, 1, 3, 4, 6], [5, 9, 2, 7, 1, 3, 0], 4),  # shares one whole block
-     ([5, 9, 2, 7, 1, 3, 4, 6], [5, 9, 2], 0),
-     ([], [5, 9, 2, 7, 1], 0)],
+    ("sizes", "kept", "window", "reusable"),
+    [((4,), [5, 9, 2, 7], [5, 9, 2, 7, 1], 4),  # the kept block, then a tail of one
+     ((4,), [5, 9, 2, 7], [5, 9, 2, 7], 0),  # the last position gives the logits: its block runs again
+     ((4,), [5, 9, 2, 7], [5, 9, 2, 8, 1], 0),  # differs inside the block
+     ((4,), [5, 9, 2, 7, 1, 3, 4, 6], [5, 9, 2, 7, 1, 3, 0], 4),  # shares one whole block
+     ((4,), [5, 9, 2, 7, 1, 3, 4, 6], [5, 9, 2], 0),
+     ((4,), [], [5, 9, 2, 7, 1], 0),
+     ((4, 1), [5, 9, 2, 7, 1, 3], [5, 9, 2, 7, 1, 3, 8], 6),  # a block, then positions kept one by one
+     ((4, 1), [5, 9, 2, 7, 1, 3], [5, 9, 2, 7, 1, 3, 8, 6], 4),  # 4 to 7 now make a block: run again as one
+     ((4, 1), [5, 9, 2, 7, 1, 3], [5, 9, 2], 0),  # a cold start runs 0 to 2 one by one, not as a block
+     ((4, 1), [5, 9, 2], [5, 9, 2, 7, 1], 0)],  # 0 to 3 make a block now
 )
-def test_a_cache_reuses_only_whole_kept_blocks(kept, window, reusable):
+def test_a_cache_reuses_only_blocks_a_cold_start_would_run_the_same_way(sizes, kept, window, reusable):
     cache = KVCache(1, 1, 2, 16)
-    cache.ids = kept
-    assert cache.reusable(window, 4) == reusable
+    cache.ids, cache.blocks = kept, plan(len(kept), sizes)
+    assert cache.reusable(window, sizes) == reusable
 
 
-def test_a_window_runs_as_complete_blocks_then_one_tail_and_keeps_only_the_blocks():
+@pytest.mark.parametrize(
+    ("n", "sizes", "batches"),
+    [(10, (4,), [(0, 4), (4, 8), (8, 10)]),
+     (8, (4,), [(0, 4), (4, 8)]),
+     (3, (4,), [(0, 3)]),
+     (7, (4, 1), [(0, 4), (4, 5), (5, 6), (6, 7)]),
+     (11, (8, 2), [(0, 8), (8, 10), (10, 11)]),
+     (0, (4,), [])],
+)
+def test_a_window_is_cut_into_whole_blocks_largest_first_then_a_tail(n, sizes, batches):
+    assert plan(n, sizes) == batches
+
+
+@given(st.integers(0, 200), st.sampled_from([(32,), (16, 1), (8, 2), (5, 3, 1)]))
+def test_the_batches_tile_the_window_in_order(n, sizes):
+    batches = plan(n, sizes)
+    assert [lo for lo, _ in batches] == [0, *(hi for _, hi in batches)][: len(batches)]
+    assert (batches[-1][1] if batches else 0) == n
+    assert all(hi - lo in sizes for lo, hi in batches[:-1])  # only the last can be a tail
+
+
+def test_a_window_runs_its_blocks_then_one_tail_and_keeps_only_the_blocks():
     calls = []
 
     def forward(ids, start, cache, n_logits):
@@ -200,20 +225,28 @@ def test_a_window_runs_as_complete_blocks_then_one_tail_and_keeps_only_the_block
         return np.zeros((n_logits, 3), dtype=np.float32)
 
     cache = KVCache(1, 1, 2, 16)
-    run_in_blocks([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], cache, forward, block=4)
+    run_in_blocks([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], cache, forward, (4,))
     assert calls == [(0, 4, 0), (4, 4, 0), (8, 2, 1)]
     assert cache.ids == [1, 2, 3, 4, 5, 6, 7, 8]
     calls.clear()
-    run_in_blocks([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], cache, forward, block=4)
-    assert calls == [(8, 4, 1)]  # a complete last block gives the logits, and is kept
+    run_in_blocks([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], cache, forward, (4,))
+    assert calls == [(8, 4, 1)]  # a whole last block gives the logits, and is kept
     assert cache.ids == list(range(1, 13))
+    calls.clear()
+    run_in_blocks([1, 2, 3, 4, 5, 6], cache, forward, (4, 1))  # blocks of 4, then one by one
+    assert calls == [(4, 1, 0), (5, 1, 1)]  # the first block is cut the same way: reused
+    assert cache.blocks == [(0, 4), (4, 5), (5, 6)]
+    calls.clear()
+    run_in_blocks([1, 2, 3, 4, 5, 6, 7, 8, 9], cache, forward, (4, 1))
+    assert calls == [(4, 4, 0), (8, 1, 1)]  # 4 to 7 now make a block: the ones run one by one are not reused
 
 
 @pytest.mark.parametrize("order", ["more first", "fewer first"])
 def test_the_pool_hands_out_the_cache_that_shares_the_most_whatever_the_order(order):
-    pool = KVPool(lambda: KVCache(1, 1, 2, 16), block=4, size=4)
+    pool = KVPool(lambda: KVCache(1, 1, 2, 16), (4,), size=4)
     more, fewer = KVCache(1, 1, 2, 16), KVCache(1, 1, 2, 16)
     more.ids, fewer.ids = [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 9, 9, 9, 9]
+    more.blocks = fewer.blocks = [(0, 4), (4, 8)]
     for cache in (more, fewer) if order == "more first" else (fewer, more):
         pool.give_back(cache)
     assert pool.take([1, 2, 3, 4, 5, 6, 7, 8, 1]) is more  # shares 8 positions, the other 4
@@ -221,9 +254,10 @@ def test_the_pool_hands_out_the_cache_that_shares_the_most_whatever_the_order(or
 
 
 def test_the_pool_hands_out_the_cache_that_kept_this_windows_logits():
-    pool = KVPool(lambda: KVCache(1, 1, 2, 16), block=4, size=4)
+    pool = KVPool(lambda: KVCache(1, 1, 2, 16), (4,), size=4)
     a, b = KVCache(1, 1, 2, 16), KVCache(1, 1, 2, 16)
     a.ids, b.ids = [], [1, 2, 3, 4]
+    b.blocks = [(0, 4)]
     a.logits_ids = [1, 2, 3, 4, 5]
     pool.give_back(a)
     pool.give_back(b)
@@ -231,10 +265,10 @@ def test_the_pool_hands_out_the_cache_that_kept_this_windows_logits():
 
 
 def test_the_pool_keeps_at_most_its_size_dropping_the_least_recently_used():
-    pool = KVPool(lambda: KVCache(1, 1, 2, 16), block=4, size=2)
+    pool = KVPool(lambda: KVCache(1, 1, 2, 16), (4,), size=2)
     caches = [KVCache(1, 1, 2, 16) for _ in range(3)]
     for i, cache in enumerate(caches):
-        cache.ids = [i] * 4
+        cache.ids, cache.blocks = [i] * 4, [(0, 4)]
         pool.give_back(cache)
     assert pool.take([0, 0, 0, 0, 1]) is not caches[0]  # dropped
     assert pool.take([2, 2, 2, 2, 1]) is caches[2]

@@ -43,7 +43,7 @@ from .machinery.kvcache import KVCache, KVPool
 from .model import Inside, LanguageModel
 from .transformer import attention, causal_mask
 
-BLOCK = 16  # positions run together and kept together by the KV cache (machinery/kvcache.py)
+BLOCK = 16  # the KV cache runs a window as blocks of 16, then one position at a time (machinery/kvcache.py)
 POOL_SIZE = 8  # KV caches kept: at least the threads a server process runs
 MAX_CTX = 2048  # the window, at most: the app's steps never need more
 
@@ -171,7 +171,8 @@ class LlamaModel(LanguageModel):
             raise ValueError(f"model {name!r}: the embedding does not fit the vocabulary")
         n_pos = n_ctx + (bos_id is not None)
         c = config
-        self._pool = KVPool(lambda: KVCache(c.n_layer, c.n_head_kv, c.head_dim, n_pos), block, POOL_SIZE)
+        sizes = (block, 1) if block > 1 else (1,)  # whole blocks, then one position at a time
+        self._pool = KVPool(lambda: KVCache(c.n_layer, c.n_head_kv, c.head_dim, n_pos), sizes, POOL_SIZE)
 
     @classmethod
     def from_gguf(cls, path: str | Path, name: str | None = None, n_ctx: int | None = None,

@@ -14,6 +14,7 @@ ties by smaller id. The pick is the first range whose upper end is greater than 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -125,6 +126,40 @@ def min_p_mask(probs: np.ndarray, min_p: float | None) -> np.ndarray:
 def renormalise(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     kept = np.where(mask, probs, 0.0)  # [n_vocab]
     return kept / kept.sum()
+
+
+@dataclass(frozen=True)
+class Cut:
+    """What one truncation rule removed: how many tokens, and their probability at T before any cut."""
+
+    rule: str  # "top-k", "top-p" or "min-p"
+    setting: float
+    n_cut: int
+    mass_cut: float
+
+
+def truncate(probs: np.ndarray, ranked: np.ndarray, top_k: int | None = None, top_p: float | None = None,
+             min_p: float | None = None) -> tuple[np.ndarray, list[Cut]]:
+    """Apply top-k, then top-p, then min-p, each to the renormalised output of the one before.
+
+    Returns the kept probabilities, renormalised to sum to 1 ([n_vocab], 0 where cut), and what
+    each rule that is on cut. probs [0.5, 0.3, 0.2], top_k 2 -> [0.625, 0.375, 0], [top-k cut 1 (20 %)].
+    """
+    kept = probs  # [n_vocab]
+    cuts = []
+    for rule, setting in (("top-k", top_k), ("top-p", top_p), ("min-p", min_p)):
+        if setting is None:
+            continue
+        if rule == "top-k":
+            mask = top_k_mask(kept, ranked, setting)
+        elif rule == "top-p":
+            mask = top_p_mask(kept, ranked, setting)
+        else:
+            mask = min_p_mask(kept, setting)
+        removed = (kept > 0) & ~mask  # [n_vocab]
+        cuts.append(Cut(rule, setting, int(removed.sum()), float(probs[removed].sum())))
+        kept = renormalise(kept, mask)
+    return kept, cuts
 
 
 def ranges(probs: np.ndarray, ranked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -113,6 +113,7 @@ class StepResult:
     rest: Rest
     n_kept: int
     kept_mass: float  # probability (before truncation) of the kept tokens
+    cuts: tuple[sampling.Cut, ...]  # what top-k, top-p and min-p cut, in that order (those that are on)
     r: float
     r_source: str  # "seed": default_rng([seed, step]); "given": supplied by the caller
     chosen: Row
@@ -167,22 +168,12 @@ def run_step(model: LanguageModel, prompt: str, generated: Sequence[int] = (), s
                    window_start=max(0, len(ids) - model.n_ctx))
 
 
-def _truncate(probs: np.ndarray, ranked: np.ndarray, s: Settings) -> np.ndarray:
-    """Apply top-k, top-p, min-p in that order; return the renormalised kept probabilities."""
-    mask = sampling.top_k_mask(probs, ranked, s.top_k)
-    p = sampling.renormalise(probs, mask)  # [n_vocab]
-    mask = sampling.top_p_mask(p, ranked, s.top_p)
-    p = sampling.renormalise(p, mask)
-    mask = sampling.min_p_mask(p, s.min_p)
-    return sampling.renormalise(p, mask)
-
-
 def _result(model, prompt, prompt_tokens, generated, s: Settings, logits, r, r_source, n_rows, window_start):
     scaled = sampling.scale(logits, s.temperature)  # [n_vocab] or None
     probs = sampling.probabilities(logits, s.temperature)  # [n_vocab]
     probs_t1 = probs if s.temperature == 1 else sampling.softmax(logits)  # [n_vocab]
     ranked = sampling.order(probs, logits)  # [n_vocab] ids
-    probs_kept = _truncate(probs, ranked, s)  # [n_vocab]
+    probs_kept, cuts = sampling.truncate(probs, ranked, s.top_k, s.top_p, s.min_p)  # [n_vocab]
     kept_ranked = ranked[probs_kept[ranked] > 0]  # [n_kept] ids, still in ranking order
     lo, hi = sampling.ranges(probs_kept, kept_ranked)  # [n_kept] each
     chosen_id = int(kept_ranked[sampling.pick(hi, r)])
@@ -200,9 +191,12 @@ def _result(model, prompt, prompt_tokens, generated, s: Settings, logits, r, r_s
     rest = Rest(count=len(ranked) - len(rows), prob=float(probs[ranked[n_rows:]].sum()),
                 kept_count=rest_kept, prob_kept=float(probs_kept[ranked[n_rows:]].sum()),
                 lo=float(lo[shown_kept]) if rest_kept else None, hi=1.0 if rest_kept else None)
-    return StepResult(model.name, s, prompt, prompt_tokens, generated, len(generated), window_start, logits, scaled,
-                      probs, probs_kept, rows, rest, n_kept, float(probs[kept_ranked].sum()), r, r_source,
-                      table.row(chosen_id), table)
+    return StepResult(
+        model=model.name, settings=s, prompt=prompt, prompt_tokens=prompt_tokens, generated=generated,
+        step=len(generated), window_start=window_start, logits=logits, scaled=scaled, probs=probs,
+        probs_kept=probs_kept, rows=rows, rest=rest, n_kept=n_kept, kept_mass=float(probs[kept_ranked].sum()),
+        cuts=tuple(cuts), r=r, r_source=r_source, chosen=table.row(chosen_id), table=table,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -221,10 +215,12 @@ class _Table:
 
     def row(self, i: int) -> Row:
         kept = bool(self.probs_kept[i] > 0)
-        return Row(int(self.ranks[i]), i, self.model.tokenizer.token_text(i), float(self.logits[i]),
-                   None if self.scaled is None else float(self.scaled[i]), float(self.probs[i]),
-                   float(self.probs_t1[i]), kept, float(self.probs_kept[i]),
-                   float(self.lo[i]) if kept else None, float(self.hi[i]) if kept else None)
+        return Row(
+            rank=int(self.ranks[i]), id=i, token=self.model.tokenizer.token_text(i), logit=float(self.logits[i]),
+            scaled=None if self.scaled is None else float(self.scaled[i]), prob=float(self.probs[i]),
+            prob_t1=float(self.probs_t1[i]), kept=kept, prob_kept=float(self.probs_kept[i]),
+            lo=float(self.lo[i]) if kept else None, hi=float(self.hi[i]) if kept else None,
+        )
 
 
 def generate(model: LanguageModel, prompt: str, n_steps: int, settings: Settings = Settings(),

@@ -34,7 +34,7 @@ from .model import Inside, LanguageModel
 from .sampling import softmax
 from .tokenizer import WordTokenizer
 
-BLOCK = 32  # positions run together and kept together by the KV cache (machinery/kvcache.py)
+BLOCKS = (32,)  # how the KV cache runs a window: blocks of 32, then a tail (machinery/kvcache.py)
 POOL_SIZE = 32  # KV caches kept: texts being stepped at the same time
 _GELU_C = math.sqrt(2 / math.pi)  # a Python float: a NumPy float64 scalar would promote float32 arrays
 
@@ -140,7 +140,7 @@ class TransformerModel(LanguageModel):
         if self.n_embd % n_head:
             raise ValueError(f"model {name!r}: n_embd {self.n_embd} is not a multiple of n_head {n_head}")
         head_dim = self.n_embd // n_head
-        self._pool = KVPool(lambda: KVCache(self.n_layer, n_head, head_dim, n_ctx), BLOCK, POOL_SIZE)
+        self._pool = KVPool(lambda: KVCache(self.n_layer, n_head, head_dim, n_ctx), BLOCKS, POOL_SIZE)
 
     @classmethod
     def load(cls, folder: str | Path) -> TransformerModel:

@@ -80,9 +80,9 @@ class Screen:
     def softmax_example(self) -> explain.SoftmaxExample | None:
         return explain.softmax_example(self.result)
 
-    @cached_property
-    def cuts(self) -> list[explain.Cut]:
-        return explain.truncation_cuts(self.result)
+    @property
+    def cuts(self) -> tuple:
+        return self.result.cuts
 
     @cached_property
     def bigram_example(self) -> explain.BigramExample | None:

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import sampling
-from ..step import Row, Settings, StepResult
+from ..step import Row, StepResult
 
 MAX_EXP = 700.0  # e^700 is near float64's limit; beyond it the example shifts by the largest z/T
 
@@ -60,40 +59,6 @@ def softmax_example(result: StepResult) -> SoftmaxExample | None:
     x = float(exponents[top.id])
     return SoftmaxExample(top.token, top.logit, t, top.scaled, zmax, x, math.exp(x), float(terms.sum()),
                           top.prob, top.prob_t1)
-
-
-@dataclass(frozen=True)
-class Cut:
-    """What one truncation rule removed: how many tokens, and their probability at T (before any cut)."""
-
-    rule: str  # "top-k", "top-p" or "min-p"
-    setting: float
-    n_cut: int
-    mass_cut: float
-
-
-def truncation_cuts(result: StepResult) -> list[Cut]:
-    """Replay top-k, top-p, min-p in their order and say what each cut (rules that are off are left out)."""
-    s: Settings = result.settings
-    probs = result.probs  # [n_vocab], before truncation
-    ranked = sampling.order(probs, result.logits)  # [n_vocab]
-    keep = probs > 0  # [n_vocab]
-    p = probs
-    cuts = []
-    for rule, setting in (("top-k", s.top_k), ("top-p", s.top_p), ("min-p", s.min_p)):
-        if setting is None:
-            continue
-        if rule == "top-k":
-            mask = sampling.top_k_mask(p, ranked, setting)
-        elif rule == "top-p":
-            mask = sampling.top_p_mask(p, ranked, setting)
-        else:
-            mask = sampling.min_p_mask(p, setting)
-        removed = keep & ~mask  # [n_vocab]
-        cuts.append(Cut(rule, setting, int(removed.sum()), float(probs[removed].sum())))
-        keep = keep & mask
-        p = sampling.renormalise(p, mask)
-    return cuts
 
 
 def first_ranges(result: StepResult, n: int = 3) -> list[Row]:

@@ -7,16 +7,21 @@ does not know the policy below: it runs the positions it is given, after `start`
 cache for the keys and values of the positions before.
 
 The rule that keeps a step pure (its logits never depend on what was computed before): how a
-position is computed is decided by the window alone. The window runs in blocks of B positions:
+position is computed is decided by the window alone. A model names its block sizes, largest first;
+a window runs as whole blocks of the first size, then whole blocks of the next in what is left, and
+so on, and what is left after the smallest size (the tail) runs as one batch:
 
-    complete blocks [0, B), [B, 2B), ...   each run as one batch; their keys and values are kept
-    the tail, after the last complete block  run as one batch on every call, never kept
+    sizes (32,),   40 ids:  [0, 32) [32, 40)                the GPT: one block, then a tail of 8
+    sizes (16, 1), 19 ids:  [0, 16) [16, 17) [17, 18) [18, 19)   the llama: one block, then one by one
 
-(a window of 2B + 3 ids: two kept blocks, then a tail of 3; a window of exactly 2B: the second
-block gives the logits and is kept). A kept block was computed from the same ids, in a batch of the
-same size, after the same kept blocks, as a cold start computes it, so the logits are the same bit
-for bit whatever was cached. A batch reads the weights once for all its positions: a long prompt
-costs its blocks, not one pass per id, and a Step costs one tail (1 to B positions).
+Whole blocks keep their keys and values; the tail is run again on every call. A cache hands out the
+blocks a new window would run the same way (the same ids, the same cut into blocks before them),
+so a kept position was computed from the same inputs by the same operations as a cold start computes
+it, and the logits are the same bit for bit whatever was cached. A batch reads the weights once for
+all its positions: a long prompt costs its blocks, not one pass per id. A small model (the GPT) takes
+one size and a tail: a batch of 32 costs about what one position costs, in Python's overhead. A large
+one (the llama) ends with blocks of 1: each position of a batch costs real arithmetic, so a Step runs
+only the new position.
 
 A pool holds a few caches (one per text being stepped, say) for the server's threads: a thread
 takes out the cache that shares the most with its window, so no other thread sees it half-written,
@@ -42,6 +47,7 @@ class KVCache:
     def __init__(self, n_layer: int, n_head_kv: int, head_dim: int, max_positions: int, capacity: int = 64):
         self.max_positions = max_positions
         self.ids: list[int] = []  # the ids of the kept blocks: positions [0, len(ids)) are valid
+        self.blocks: list[tuple[int, int]] = []  # the kept blocks, (start, end) each, in order
         self.logits: np.ndarray | None = None  # the logits after exactly the window `logits_ids`
         self.logits_ids: list[int] | None = None
         shape = (n_layer, n_head_kv, min(capacity, max_positions), head_dim)
@@ -71,33 +77,56 @@ class KVCache:
             new[:, :, : old.shape[2]] = old
             setattr(self, name, new)
 
-    def reusable(self, window: list[int], block: int) -> int:
-        """How many leading positions of window can be taken from here: whole kept blocks it shares, never
-        the last position (it gives the logits).
+    def reusable(self, window: list[int], sizes: tuple[int, ...]) -> int:
+        """How many leading positions of window can be taken from here: the kept blocks that window would run
+        the same way, never the last position (it gives the logits).
 
-        Block 4, kept [5, 9, 2, 7]: window [5, 9, 2, 7, 1] -> 4; [5, 9, 2, 7] -> 0; [5, 9, 3, 7, 1] -> 0.
+        Sizes (4,), kept [0, 4) of [5, 9, 2, 7]: window [5, 9, 2, 7, 1] -> 4; [5, 9, 2, 7] -> 0; [5, 9, 3, 7, 1] -> 0.
+        Sizes (4, 1), kept [0, 4) [4, 5) [5, 6) of [5, 9, 2, 7, 1, 3]: window [5, 9, 2, 7, 1, 3, 8] -> 6;
+        window [5, 9, 2, 7, 1, 3, 8, 6] -> 4, as its positions 4 to 7 make a block of 4.
         """
-        return min(_common_prefix(self.ids, window), len(window) - 1) // block * block
+        shared = min(_common_prefix(self.ids, window), len(window) - 1)
+        n = 0
+        for kept, planned in zip(self.blocks, plan(len(window), sizes), strict=False):
+            if kept != planned or planned[1] > shared:
+                break
+            n = planned[1]
+        return n
 
 
-def run_in_blocks(window: list[int], cache: KVCache, forward: Forward, block: int) -> np.ndarray:
+def plan(n: int, sizes: tuple[int, ...]) -> list[tuple[int, int]]:
+    """How a window of n positions runs, by the rule in the module docstring: (start, end) of each batch.
+
+    sizes (32,), n 70 -> [(0, 32), (32, 64), (64, 70)]; sizes (16, 1), n 18 -> [(0, 16), (16, 17), (17, 18)]
+    """
+    batches, lo = [], 0
+    for size in sizes:
+        n_whole = (n - lo) // size
+        batches += [(lo + i * size, lo + (i + 1) * size) for i in range(n_whole)]
+        lo += n_whole * size
+    return batches + [(lo, n)] if lo < n else batches
+
+
+def run_in_blocks(window: list[int], cache: KVCache, forward: Forward, sizes: tuple[int, ...]) -> np.ndarray:
     """The logits after window, running only what cache lacks, by the rule in the module docstring: [n_vocab]."""
-    start = cache.reusable(window, block)
-    cache.ids = window[:start]  # only these stay valid while the rest is written
-    for lo in range(start, len(window), block):
-        hi = min(lo + block, len(window))
+    start = cache.reusable(window, sizes)
+    cache.ids, cache.blocks = window[:start], [b for b in cache.blocks if b[1] <= start]  # what stays valid
+    for lo, hi in plan(len(window), sizes):
+        if lo < start:
+            continue
         logits = forward(window[lo:hi], lo, cache, 1 if hi == len(window) else 0)  # [1 or 0, n_vocab]
-        if hi - lo == block:  # a complete block: kept
+        if hi - lo in sizes:  # a whole block: kept
             cache.ids = window[:hi]
+            cache.blocks.append((lo, hi))
     return logits[-1]
 
 
 class KVPool:
     """A few caches shared by threads: take the best one for a window, run, then put it back."""
 
-    def __init__(self, new_cache: Callable[[], KVCache], block: int, size: int):
+    def __init__(self, new_cache: Callable[[], KVCache], sizes: tuple[int, ...], size: int):
         self.new_cache = new_cache
-        self.block = block
+        self.sizes = sizes  # the block sizes, largest first
         self.size = size  # at least the server's threads per process, so that each can keep its text
         self._free: list[KVCache] = []  # least recently used first
         self._lock = threading.Lock()
@@ -108,7 +137,7 @@ class KVPool:
         with self._lock:
             if not self._free:
                 return self.new_cache()
-            scores = [(c.logits_ids == window, c.reusable(window, self.block), -i) for i, c in enumerate(self._free)]
+            scores = [(c.logits_ids == window, c.reusable(window, self.sizes), -i) for i, c in enumerate(self._free)]
             best = max(range(len(scores)), key=scores.__getitem__)
             has_logits, shared, _ = scores[best]
             if has_logits or shared or len(self._free) >= self.size:
@@ -127,7 +156,7 @@ class KVPool:
         try:
             if cache.logits_ids != window:
                 cache.logits, cache.logits_ids = None, None  # a failed run leaves nothing stale behind
-                cache.logits, cache.logits_ids = run_in_blocks(window, cache, forward, self.block), window
+                cache.logits, cache.logits_ids = run_in_blocks(window, cache, forward, self.sizes), window
             return cache.logits.copy()
         finally:
             self.give_back(cache)
