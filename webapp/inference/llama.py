@@ -105,11 +105,10 @@ def rope(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
 
 
 def gqa(x: np.ndarray, b: dict, c: LlamaConfig, positions: np.ndarray, cache: KVCache | None = None,
-        layer: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        layer: int = 0, inside: Inside | None = None) -> np.ndarray:
     """Causal grouped-query attention of positions start.. over themselves and (from the cache) the ones before.
 
-    [n, n_embd] -> [n, n_embd], and the weights [n_head, n, start + n]. Query head h reads
-    key/value head h // (n_head / n_head_kv).
+    [n, n_embd] -> [n, n_embd]. Query head h reads key/value head h // (n_head / n_head_kv).
     """
     n, hd, start = x.shape[0], c.head_dim, int(positions[0])
     n_qk = c.n_head + c.n_head_kv
@@ -120,10 +119,13 @@ def gqa(x: np.ndarray, b: dict, c: LlamaConfig, positions: np.ndarray, cache: KV
     v = qkv[:, n_qk * hd :].reshape(n, c.n_head_kv, hd).transpose(1, 0, 2)  # [n_head_kv, n, hd]
     if cache is not None:
         k, v = cache.extend(layer, start, k, v)  # [n_head_kv, start + n, hd]: the cached positions, then these
-    q = q.reshape(c.n_head_kv, c.n_head // c.n_head_kv, n, hd)  # [n_head_kv, group, n, hd]
-    heads, weights = attention(q, k[:, None], v[:, None], causal_mask(n, start))  # [n_head_kv, group, n, hd]
-    out = heads.transpose(2, 0, 1, 3).reshape(n, c.n_head * hd) @ b["attn_output"].T  # [n, n_embd]
-    return out, weights.reshape(c.n_head, n, start + n)
+    grouped = q.reshape(c.n_head_kv, c.n_head // c.n_head_kv, n, hd)  # [n_head_kv, group, n, hd]
+    heads, weights = attention(grouped, k[:, None], v[:, None], causal_mask(n, start))  # [n_head_kv, group, n, hd]
+    if inside is not None:
+        inside.queries.append(q)
+        inside.keys.append(k)
+        inside.attention.append(weights.reshape(c.n_head, n, start + n))
+    return heads.transpose(2, 0, 1, 3).reshape(n, c.n_head * hd) @ b["attn_output"].T  # [n, n_embd]
 
 
 def swiglu(x: np.ndarray, b: dict) -> np.ndarray:
@@ -144,14 +146,16 @@ def forward(params: dict, ids: Sequence[int], c: LlamaConfig, start: int = 0, ca
     if inside is not None:
         inside.residual.append(x)
     for layer, b in enumerate(params["blocks"]):
-        a, weights = gqa(rms_norm(x, b["attn_norm"], c.norm_eps), b, c, positions, cache, layer)
-        x = x + a  # [n_seq, n_embd]
+        x = x + gqa(rms_norm(x, b["attn_norm"], c.norm_eps), b, c, positions, cache, layer, inside)  # [n_seq, n_embd]
         x = x + swiglu(rms_norm(x, b["ffn_norm"], c.norm_eps), b)
         if inside is not None:
             inside.residual.append(x)
-            inside.attention.append(weights)
-    x = rms_norm(x[len(x) - n_logits :], params["output_norm"], c.norm_eps)  # [n_logits, n_embd]
-    return x @ params["output"].T  # [n_logits, n_embd] @ [n_embd, n_vocab] -> [n_logits, n_vocab]
+    return head(x[len(x) - n_logits :], params, c)  # [n_logits, n_vocab]
+
+
+def head(x: np.ndarray, params: dict, c: LlamaConfig) -> np.ndarray:
+    """The final RMSNorm, then the output matrix: [n, n_embd] -> [n, n_vocab]."""
+    return rms_norm(x, params["output_norm"], c.norm_eps) @ params["output"].T  # [n, n_embd] @ [n_embd, n_vocab]
 
 
 class LlamaModel(LanguageModel):
@@ -207,3 +211,11 @@ class LlamaModel(LanguageModel):
 
     def _forward(self, ids: list[int], start: int, cache: KVCache, n_logits: int) -> np.ndarray:
         return forward(self.params, ids, self.config, start, cache, n_logits=n_logits)
+
+    def unembed(self, h: np.ndarray) -> np.ndarray:
+        return head(h, self.params, self.config)
+
+    @property
+    def embeddings(self) -> np.ndarray:
+        """Each token's input vector: [n_vocab, n_embd]."""
+        return self.params["token_embd"]

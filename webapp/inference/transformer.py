@@ -78,10 +78,10 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray) -> 
 
 
 def mha(x: np.ndarray, c_attn: dict, c_proj: dict, n_head: int, start: int = 0, cache: KVCache | None = None,
-        layer: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        layer: int = 0, inside: Inside | None = None) -> np.ndarray:
     """Causal multi-head self-attention of positions start.. over themselves and (from the cache) the ones before.
 
-    [..., n_seq, n_embd] -> [..., n_seq, n_embd], and the weights [..., n_head, n_seq, start + n_seq].
+    [..., n_seq, n_embd] -> [..., n_seq, n_embd]
     """
     n_seq, n_embd = x.shape[-2:]
     qkv = linear(x, **c_attn).reshape(*x.shape[:-1], 3, n_head, n_embd // n_head)  # [..., n_seq, 3, n_head, hd]
@@ -89,16 +89,24 @@ def mha(x: np.ndarray, c_attn: dict, c_proj: dict, n_head: int, start: int = 0, 
     if cache is not None:
         k, v = cache.extend(layer, start, k, v)  # [n_head, start + n_seq, hd]: the cached positions, then these
     heads, weights = attention(q, k, v, causal_mask(n_seq, start))  # [..., n_head, n_seq, hd]
+    if inside is not None:
+        inside.queries.append(q)
+        inside.keys.append(k)
+        inside.attention.append(weights)
     merged = np.moveaxis(heads, -3, -2).reshape(*x.shape[:-1], n_embd)  # [..., n_seq, n_embd]
-    return linear(merged, **c_proj), weights
+    return linear(merged, **c_proj)
 
 
 def block(x: np.ndarray, mlp: dict, attn: dict, ln_1: dict, ln_2: dict, n_head: int, start: int = 0,
-          cache: KVCache | None = None, layer: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """One pre-LayerNorm block: x + attention, then + MLP. [..., n_seq, n_embd] -> same, and the attention weights."""
-    a, weights = mha(layer_norm(x, **ln_1), **attn, n_head=n_head, start=start, cache=cache, layer=layer)
-    x = x + a  # [..., n_seq, n_embd]
-    return x + ffn(layer_norm(x, **ln_2), **mlp), weights
+          cache: KVCache | None = None, layer: int = 0, inside: Inside | None = None) -> np.ndarray:
+    """One pre-LayerNorm block: x + attention, then + MLP. [..., n_seq, n_embd] -> same."""
+    x = x + mha(layer_norm(x, **ln_1), **attn, n_head=n_head, start=start, cache=cache, layer=layer, inside=inside)
+    return x + ffn(layer_norm(x, **ln_2), **mlp)  # [..., n_seq, n_embd]
+
+
+def head(x: np.ndarray, wte: np.ndarray, ln_f: dict) -> np.ndarray:
+    """The final LayerNorm, then the token embedding again as the output matrix: [..., n_embd] -> [..., n_vocab]."""
+    return layer_norm(x, **ln_f) @ wte.T  # [..., n_embd] @ [n_embd, n_vocab]
 
 
 def forward(params: dict, ids: np.ndarray, n_head: int, start: int = 0, cache: KVCache | None = None,
@@ -114,12 +122,10 @@ def forward(params: dict, ids: np.ndarray, n_head: int, start: int = 0, cache: K
     if inside is not None:
         inside.residual.append(x)
     for layer, block_params in enumerate(params["blocks"]):
-        x, weights = block(x, **block_params, n_head=n_head, start=start, cache=cache, layer=layer)
+        x = block(x, **block_params, n_head=n_head, start=start, cache=cache, layer=layer, inside=inside)
         if inside is not None:
             inside.residual.append(x)
-            inside.attention.append(weights)
-    x = layer_norm(x[..., x.shape[-2] - n_logits :, :], **params["ln_f"])  # [..., n_logits, n_embd]
-    return x @ params["wte"].T  # [..., n_logits, n_embd] @ [n_embd, n_vocab] -> [..., n_logits, n_vocab]
+    return head(x[..., x.shape[-2] - n_logits :, :], params["wte"], params["ln_f"])  # [..., n_logits, n_vocab]
 
 
 class TransformerModel(LanguageModel):
@@ -168,3 +174,11 @@ class TransformerModel(LanguageModel):
 
     def _forward(self, ids: list[int], start: int, cache: KVCache, n_logits: int) -> np.ndarray:
         return forward(self.params, ids, self.n_head, start, cache, n_logits=n_logits)
+
+    def unembed(self, h: np.ndarray) -> np.ndarray:
+        return head(h, self.params["wte"], self.params["ln_f"])
+
+    @property
+    def embeddings(self) -> np.ndarray:
+        """Each token's input vector: [n_vocab, n_embd]."""
+        return self.params["wte"]
