@@ -102,6 +102,13 @@ def ids_of(url: str) -> list[int]:
     return [int(i) for i in text.split(",")] if text else []
 
 
+def hidden_fields(doc: Element) -> dict[str, str]:
+    """The state the controls form sends in hidden inputs: {'ids': '4,2', 'at': '0'}."""
+    fields = doc.by_id("state-fields")
+    assert fields is not None, "no state fields"
+    return {e.attrs["name"]: e.attrs["value"] for e in fields.find_all("input") if e.attrs.get("name")}
+
+
 # What the page should show for a figure, written independently of webapp.web.filters.
 
 

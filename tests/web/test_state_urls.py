@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from webapp.inference import Settings
 from webapp.web.state import State
-from webapp.web.views import StateLinks
+from webapp.web.views import state_links
 
 from .markup import HTMX, ids_of, query_of
 
@@ -89,7 +89,7 @@ def test_state_links_are_the_urls_url_for_writes(app, prompt, ids, temperature, 
     state = State(prompt, "austen-bigram", tuple(ids), Settings(temperature=temperature, top_k=top_k, seed=5),
                   at=at if at is not None and at < len(ids) else None, present=bool(change.get("present")))
     with app.test_request_context("/"):
-        link = StateLinks(state)
+        link = state_links(state)
         for endpoint in ("stepper.show", "stepper.qr_code", "stepper.export_csv"):
             merged = {k: v for k, v in {**state.query(), **change}.items() if v is not None}
             assert link(endpoint, **change) == url_for(endpoint, **merged)
