@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 HTMX = {"HX-Request": "true"}
+WORKED = ("encode", "logits", "softmax", "sampling", "decode")  # the worked examples: <details id="worked-NAME">
 
 
 @dataclass
@@ -89,6 +90,12 @@ def parse(html: str | bytes) -> Element:
     builder.feed(html.decode() if isinstance(html, bytes) else html)
     builder.close()
     return builder.root
+
+
+def words(element: Element | None) -> str:
+    """The element's text with runs of white space as one space."""
+    assert element is not None
+    return " ".join(element.text().split())
 
 
 def query_of(url: str) -> dict[str, str]:
