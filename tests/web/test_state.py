@@ -1,10 +1,23 @@
-"""Reading the state from the query string: the parameters, their defaults, and a 400 naming a bad one."""
+"""Reading the state from the query string: the parameters, their defaults, and a 400 naming a bad one;
+the hidden fields that carry it through the controls form; the other parameters a view reads."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from webapp.web.state import State, parse_state
+from webapp.inference import InvalidSetting, InvalidTokenIds
+from webapp.inference.step import MAX_PROMPT_CHARS, MAX_SEED
+from webapp.web.state import (
+    MAX_QUERY_CHARS,
+    InvalidInput,
+    State,
+    check_prompt,
+    parse_search,
+    parse_state,
+    parse_token,
+)
 
 from .markup import HTMX, parse
 from .seeded import BASE, error_text, joined, url
@@ -96,3 +109,102 @@ def test_at_without_generated_tokens_is_refused(client):
     response = client.get(url("/", **BASE, at="0"))
     assert response.status_code == 400
     assert "at must be the index of a generated token" in error_text(response)
+
+
+# --- the hidden fields: the state the controls form carries besides its visible controls -----------
+
+
+def form_values(doc) -> dict[str, str]:
+    """What the controls form submits, as a browser would: each named control of #controls, or of form="controls"."""
+    values = {}
+    for e in doc.iter():
+        if e.tag not in ("input", "textarea", "select") or not e.attrs.get("name"):
+            continue
+        if e.tag == "textarea":
+            values[e.attrs["name"]] = e.text().removeprefix("\n")
+        elif e.tag == "select":
+            chosen = [o for o in e.find_all("option") if "selected" in o.attrs]
+            values[e.attrs["name"]] = chosen[0].attrs["value"]
+        elif e.attrs.get("type") != "checkbox" or "checked" in e.attrs:
+            values[e.attrs["name"]] = e.attrs.get("value") or ""
+    return values
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        pytest.param({}, id="no-ids"),
+        pytest.param({"src": "s,f,0.25", "at": "1"}, id="forced-typed-at"),
+        pytest.param({"predict": "1", "reveal": "1", "present": "1", "r": "0.5"}, id="flags-and-r"),
+        pytest.param({"temperature": "0.35", "top_k": "7", "top_p": "0.9", "min_p": "0.05"}, id="settings"),
+    ],
+)
+def test_the_form_sends_back_the_state_it_shows(app, client, three, params):
+    """Hidden fields and visible controls together read back as the screen's state (guided mode aside)."""
+    query = {**BASE, **({"ids": joined(three)} if params else {}), **params}
+    state = read(app, **query)
+    doc = parse(client.get(url("/", **query)).data)
+    sent = form_values(doc.by_id("controls-panel")) | form_values(doc.by_id("prompt-panel"))
+    assert read(app, **sent) == state
+
+
+def test_guided_mode_is_not_carried_by_the_form(app, three):
+    assert "guide" not in dict(read(app, **BASE, ids=joined(three), guide="1").hidden_fields())
+
+
+def test_hidden_fields_are_the_state_no_visible_control_holds(app, three):
+    state = read(app, **BASE, ids=joined(three), src="s,f,0.25", at="1", reveal="1", present="1", predict="1",
+                 r="0.5", top_k="5")
+    assert state.hidden_fields() == [("ids", joined(three)), ("src", "s,f,0.25"), ("at", "1"), ("reveal", "1"),
+                                     ("present", "1")]
+    assert read(app, **BASE).hidden_fields() == [("ids", "")], "ids is always sent, empty before a Step"
+
+
+# --- the other parameters a view reads ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "token"), [("17", 17), (" 0 ", 0), ("4999", 4999)])
+def test_parse_token_reads_a_token_id(model, text, token):
+    assert parse_token({"token": text}, model.tokenizer) == token
+
+
+@pytest.mark.parametrize(
+    ("text", "error", "message"),
+    [
+        ("", InvalidInput, "token must be a token id, not ''"),
+        ("-1", InvalidInput, "not '-1'"),
+        ("\N{SUPERSCRIPT TWO}", InvalidInput, "token must be a token id"),
+        ("5000", InvalidTokenIds, "is not in the vocabulary"),
+    ],
+)
+def test_parse_token_refuses_what_is_not_a_token_of_the_model(text, error, message, app):
+    vocabulary = app.extensions["models"]["austen-bigram"].tokenizer
+    with pytest.raises(error, match=re.escape(message)):
+        parse_token({"token": text}, vocabulary)
+
+
+def test_parse_search_reads_the_model_and_the_search():
+    assert parse_search({"model": " austen-bigram ", "q": " Darcy"}, "x") == ("austen-bigram", " Darcy")
+    assert parse_search({}, "the-default") == ("the-default", "")
+    assert parse_search({"q": "a" * MAX_QUERY_CHARS}, "m")[1] == "a" * MAX_QUERY_CHARS
+    with pytest.raises(InvalidInput, match="the search has 101 characters; the limit is 100"):
+        parse_search({"q": "a" * 101}, "m")
+
+
+def test_check_prompt_is_the_one_prompt_length_check(client):
+    assert check_prompt("x" * MAX_PROMPT_CHARS) == "x" * MAX_PROMPT_CHARS
+    with pytest.raises(InvalidInput, match="the prompt has 2,001 characters; the limit is 2,000"):
+        check_prompt("x" * (MAX_PROMPT_CHARS + 1))
+    # the query-size guard and the state both use it, so the two say the same
+    short_query, long_query = "x" * (MAX_PROMPT_CHARS + 1), "word " * 20_480
+    for prompt in (short_query, long_query):
+        response = client.get(url("/api/step", prompt=prompt))
+        assert response.status_code == 400
+        assert response.json["error"] == f"the prompt has {len(prompt):,} characters; the limit is 2,000"
+
+
+@pytest.mark.parametrize("seed", ["-1", str(MAX_SEED + 1)])
+def test_the_seed_range_is_checked_once_by_the_settings(app, seed):
+    with pytest.raises(InvalidSetting, match=f"seed must be a whole number from 0 to {MAX_SEED}"):
+        read(app, **{**BASE, "seed": seed})
+    assert read(app, **{**BASE, "seed": str(MAX_SEED)}).settings.seed == MAX_SEED
