@@ -20,6 +20,7 @@ from .models import BIGRAM_MODEL, TRANSFORMER, bigram
 MINUS = "\N{MINUS SIGN}"
 
 
+# (settings, how many steps to take first)
 STATES = {
     "default-no-ids": (bigram(prompt="Mr. Darcy said", seed="3"), 0),
     "sharp": (bigram(prompt="Mr. Darcy said", temperature="0.8", seed="3"), 2),
@@ -257,8 +258,6 @@ def test_decode_names_the_id_and_the_token_appended(state):
 
 
 CUT = re.compile(r"(Top-k|Top-p|Min-p) = (\S+) cut ([\d,]+) tokens? with (\S+ %|<0\.1 %) of the probability[;.]")
-
-
 KEPT = re.compile(r"The ([\d,]+) kept tokens? \((\S+ %)\) were renormalised to add up to 100 %\.")
 
 
