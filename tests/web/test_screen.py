@@ -94,7 +94,15 @@ def test_the_table_shows_the_rules_the_screen_computes(app, client, model, three
         assert ("forced" in classes) == screen.chosen_instead(row)
         assert ("cut" in classes) == row.cut
         assert ("beyond" in classes) == screen.beyond(row)
+        assert (rows[str(row.id)].prob_kept is not None) == screen.renormalised(row)
     assert any(row.cut for row in screen.result.rows), "top-k 3 cuts rows of the table"
+    assert any(screen.renormalised(row) for row in screen.result.rows), "and renormalises the 3 it keeps"
+
+
+def test_without_truncation_no_row_is_renormalised(app, three):
+    screen = screen_of(app, **BASE, ids=joined(three))
+    assert screen.result.n_kept == screen.model.n_vocab
+    assert not any(screen.renormalised(row) for row in (*screen.result.rows, *screen.rows_below))
 
 
 def test_fetchable_names_the_models_fetch_model_knows_and_the_app_has_not_loaded():

@@ -91,6 +91,10 @@ class Screen:
         """Whether the row offers "choose": every row but the token the text already has."""
         return not (self.taken and row.id == self.in_text)
 
+    def renormalised(self, row: Row) -> bool:
+        """Whether the row notes its probability after truncation: kept, and changed by what was cut."""
+        return row.kept and self.result.n_kept < self.model.n_vocab and row.prob_kept != row.prob
+
     @property
     def text_row(self) -> Row | None:
         """The table row of the token the text has at the shown step."""
