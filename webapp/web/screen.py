@@ -10,10 +10,27 @@ from ..inference import LanguageModel, Row, StepResult, get_model, run_step
 from ..inference.derived import explain
 from ..inference.derived.compare import Comparison, at_temperatures
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
-from .filters import token_labels
+from .labels import token_labels
 from .state import FORCED, State
 
 PRESENTER_ROWS = 8
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A generated token as the text shows it: the space before it, its word, and how it was picked."""
+
+    space: str  # the spaces and line breaks before the word
+    word: str  # '' for a paragraph break
+    forced: bool  # chosen by hand from the table
+    typed_r: float | None  # the r the teacher typed, if that picked it
+
+    @classmethod
+    def of(cls, text: str, source: str | float) -> Piece:
+        """' universally' picked by the seeded r -> Piece(' ', 'universally', False, None); '\n\n' -> ('\n\n', '')."""
+        word = text.lstrip(" \n")
+        typed_r = None if isinstance(source, str) else source
+        return cls(space=text[: len(text) - len(word)], word=word, forced=source == FORCED, typed_r=typed_r)
 
 
 @dataclass(frozen=True)
@@ -28,7 +45,7 @@ class Screen:
     state: State
     model: LanguageModel
     result: StepResult
-    pieces: list[str]  # the generated tokens' text, each with the space before it
+    pieces: tuple[Piece, ...]  # the generated tokens as the text shows them
     comparison: Comparison
 
     @property
@@ -49,13 +66,43 @@ class Screen:
         return self.taken and self.state.sources[self.shown] == FORCED
 
     @property
+    def r_typed(self) -> bool:
+        """Whether the step on screen took the teacher's r rather than the seeded one."""
+        return self.result.r_source == "given"
+
+    def picked(self, row: Row) -> bool:
+        """Whether r landed on this row (before a Step, none is picked)."""
+        return self.taken and row.id == self.result.chosen.id
+
+    @property
+    def picked_beyond(self) -> bool:
+        """Whether r landed below the table's top rows: in the range bar's grey rest."""
+        return self.taken and self.beyond(self.result.chosen)
+
+    def beyond(self, row: Row) -> bool:
+        """Whether the row ranks below the table's top rows (shown only as the pick or the text's token)."""
+        return row.rank > len(self.result.rows)
+
+    def chosen_instead(self, row: Row) -> bool:
+        """Whether the teacher chose this row's token by hand instead of the pick."""
+        return self.forced and row.id == self.in_text
+
+    def choosable(self, row: Row) -> bool:
+        """Whether the row offers "choose": every row but the token the text already has."""
+        return not (self.taken and row.id == self.in_text)
+
+    def renormalised(self, row: Row) -> bool:
+        """Whether the row notes its probability after truncation: kept, and changed by what was cut."""
+        return row.kept and self.result.n_kept < self.model.n_vocab and row.prob_kept != row.prob
+
+    @property
     def text_row(self) -> Row | None:
         """The table row of the token the text has at the shown step."""
         return self.result.row_of(self.in_text) if self.taken else None
 
     @property
     def labels(self) -> tuple:
-        """The model's token labels, escaped, by id (see filters.token_labels)."""
+        """The model's token labels, escaped, by id (see labels.token_labels)."""
         return token_labels(self.model)
 
     def short_labels(self, length: int) -> tuple:
@@ -67,8 +114,7 @@ class Screen:
         """Rows shown under the top ones: the pick and the text's token when they rank below them."""
         if not self.taken:
             return ()
-        n_top = len(self.result.rows)
-        below = {row.id: row for row in (self.result.chosen, self.text_row) if row.rank > n_top}
+        below = {row.id: row for row in (self.result.chosen, self.text_row) if self.beyond(row)}
         return tuple(below.values())
 
     @property
@@ -110,5 +156,5 @@ def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepR
         before = state.ids if i is None else state.ids[:i]
         r = None if i is None else state.given_r(i)
         shown = run_step(model, state.prompt, before, state.settings, r=r, n_rows=n_rows(state))
-    pieces = generated_pieces(model, state.prompt, state.ids)
+    pieces = tuple(map(Piece.of, generated_pieces(model, state.prompt, state.ids), state.sources))
     return Screen(state, model, shown, pieces, at_temperatures(shown))

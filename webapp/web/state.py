@@ -9,13 +9,23 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
+from urllib.parse import urlencode
 
 from ..inference import InferenceError, Settings, get_model
-from ..inference.step import FORCED, MAX_PROMPT_CHARS, MAX_SEED, MAX_TOKENS, SEEDED
+from ..inference.model import Tokenizer
+from ..inference.step import FORCED, MAX_PROMPT_CHARS, MAX_TOKENS, SEEDED
 
 DEFAULT_PROMPT = "It is a truth universally acknowledged, that a single man"
 DEFAULT_SEED = 1
 MAX_TEMPERATURE = 5.0
+MAX_QUERY_CHARS = 100  # a vocabulary search
+
+QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unescaped in a query string
+SHARE_SAFE = ","  # a link pasted into a chat or an e-mail: many end a link at a quote or a bracket
+# The state the controls form holds in hidden inputs: the rest have a visible control of their own.
+# `guide` is not carried: the guided run belongs to the link that asked for it.
+HIDDEN_FIELDS = ("ids", "src", "at", "reveal", "present")
 
 
 class InvalidInput(InferenceError):
@@ -64,6 +74,43 @@ class State:
         q.update({k: "1" if v is True else str(v) for k, v in optional.items() if v is not None})
         return q
 
+    @cached_property
+    def _encoded(self) -> dict[str, str]:
+        # Encoded once per state: a screen links every generated token to its step, and each
+        # link repeats the whole state (ids and all).
+        return self._encode_all(QUERY_SAFE)
+
+    def _encode_all(self, safe: str) -> dict[str, str]:
+        return {key: _encode(key, value, safe) for key, value in self.query().items()}
+
+    def query_string(self, safe: str = QUERY_SAFE, **changes) -> str:
+        """The state as url_for writes it into a query string; a change sets a key, None drops it.
+
+        State(prompt="a b", model="m", ids=(4, 2), ...).query_string(at=1)
+        -> 'prompt=a+b&model=m&temperature=1.0&seed=1&ids=4,2&at=1'
+        `safe` is what stays unescaped: SHARE_SAFE for a link to paste elsewhere.
+        """
+        parts = dict(self._encoded if safe == QUERY_SAFE else self._encode_all(safe))
+        for key, value in changes.items():
+            if value is None:
+                parts.pop(key, None)
+            else:
+                parts[key] = _encode(key, value, safe)
+        return "&".join(parts.values())
+
+    def url(self, path: str, safe: str = QUERY_SAFE, **changes) -> str:
+        """The address of path with this state (and changes) in its query string: '/step?prompt=...'."""
+        query = self.query_string(safe, **changes)
+        return f"{path}?{query}" if query else path
+
+    def hidden_fields(self) -> list[tuple[str, str]]:
+        """(name, value) of each hidden input of the controls form: the state no visible control holds.
+
+        `ids` is always there (empty before any Step); the others only when set, as in the URL.
+        """
+        q = self.query()
+        return [(name, q.get(name, "")) for name in HIDDEN_FIELDS if name in q or name == "ids"]
+
     @property
     def shown(self) -> int | None:
         """The generation index of the step on screen: `at`, else the last one, else None."""
@@ -82,6 +129,10 @@ class State:
     def truncated(self, n: int) -> State:
         """Keep the first n generated tokens: truncated(len - 1) is Back, truncated(0) is Reset."""
         return replace(self, ids=self.ids[:n], sources=self.sources[:n], at=None, revealed=False)
+
+
+def _encode(key: str, value, safe: str) -> str:
+    return urlencode({key: value}, safe=safe)
 
 
 def _number(args: Mapping[str, str], name: str, kind, default):
@@ -112,21 +163,34 @@ def parse_ids(text: str) -> tuple[int, ...]:
         raise InvalidInput("ids must be whole numbers separated by commas, e.g. 12,5,7") from None
 
 
-def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) -> State:
-    """Read and check the state from query parameters; raise InvalidInput or InferenceError."""
-    prompt = args.get("prompt", DEFAULT_PROMPT)
+def check_prompt(prompt: str) -> str:
+    """Return the prompt if it is within MAX_PROMPT_CHARS; else say how long it is."""
     if len(prompt) > MAX_PROMPT_CHARS:
         raise InvalidInput(f"the prompt has {len(prompt):,} characters; the limit is {MAX_PROMPT_CHARS:,}")
-    model = args.get("model", "").strip() or default_model
-    vocabulary = get_model(models, model).tokenizer
+    return prompt
+
+
+def model_name(args: Mapping[str, str], default_model: str) -> str:
+    """The model the query names, or the default when it names none."""
+    return args.get("model", "").strip() or default_model
+
+
+def parse_settings(args: Mapping[str, str]) -> Settings:
+    """Read temperature, truncation and seed; Settings checks their ranges."""
     temperature = _number(args, "temperature", float, 1.0)
     if not 0 <= temperature <= MAX_TEMPERATURE:
         raise InvalidInput(f"temperature must be from 0 to {MAX_TEMPERATURE:g}, not {temperature:g}")
-    seed = _number(args, "seed", int, DEFAULT_SEED)
-    if not 0 <= seed <= MAX_SEED:
-        raise InvalidInput(f"seed must be a whole number from 0 to {MAX_SEED}")
-    settings = Settings(temperature, _number(args, "top_k", int, None), _number(args, "top_p", float, None),
-                        _number(args, "min_p", float, None), seed)
+    return Settings(temperature=temperature, top_k=_number(args, "top_k", int, None),
+                    top_p=_number(args, "top_p", float, None), min_p=_number(args, "min_p", float, None),
+                    seed=_number(args, "seed", int, DEFAULT_SEED))
+
+
+def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) -> State:
+    """Read and check the state from query parameters; raise InvalidInput or InferenceError."""
+    prompt = check_prompt(args.get("prompt", DEFAULT_PROMPT))
+    model = model_name(args, default_model)
+    vocabulary = get_model(models, model).tokenizer
+    settings = parse_settings(args)
     ids = parse_ids(args.get("ids", ""))
     vocabulary.check_ids(ids)
     sources = parse_sources(args.get("src", ""), len(ids))
@@ -138,8 +202,25 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
     if next_r is not None and not 0 <= next_r < 1:
         raise InvalidInput(f"r must be a number in [0, 1), not {next_r:g}")
     flags = {name: _flag(args, name) for name in ("predict", "reveal", "present", "guide")}
-    return State(prompt, model, ids, settings, sources, at, next_r, flags["predict"], flags["reveal"],
-                 flags["present"], flags["guide"])
+    return State(prompt=prompt, model=model, ids=ids, settings=settings, sources=sources, at=at, next_r=next_r,
+                 predict=flags["predict"], revealed=flags["reveal"], present=flags["present"], guide=flags["guide"])
+
+
+def parse_token(args: Mapping[str, str], vocabulary: Tokenizer) -> int:
+    """The token id that `choose` puts in the text: '17' -> 17, checked against the vocabulary."""
+    token = args.get("token", "").strip()
+    if not (token.isascii() and token.isdigit()):
+        raise InvalidInput(f"token must be a token id, not {token[:20]!r}")
+    vocabulary.check_ids([int(token)])
+    return int(token)
+
+
+def parse_search(args: Mapping[str, str], default_model: str) -> tuple[str, str]:
+    """(model name, search text) of a vocabulary search: a search longer than MAX_QUERY_CHARS is refused."""
+    query = args.get("q", "")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"the search has {len(query):,} characters; the limit is {MAX_QUERY_CHARS}")
+    return model_name(args, default_model), query
 
 
 def _flag(args: Mapping[str, str], name: str) -> bool:
