@@ -10,6 +10,7 @@ from ..inference import LanguageModel, Row, StepResult, get_model, run_step
 from ..inference.derived import explain
 from ..inference.derived.compare import Comparison, at_temperatures
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
+from .inside import InsidePanel, build_panel
 from .labels import token_labels
 from .state import FORCED, State
 
@@ -116,6 +117,13 @@ class Screen:
             return ()
         below = {row.id: row for row in (self.result.chosen, self.text_row) if self.beyond(row)}
         return tuple(below.values())
+
+    @cached_property
+    def inside(self) -> InsidePanel | None:
+        """The panel "Inside the forward pass", computed only when open (and not while the pick is hidden)."""
+        if not self.state.inside or self.hidden:
+            return None
+        return build_panel(self.model, self.result, self.state)
 
     @property
     def hidden(self) -> bool:

@@ -25,7 +25,7 @@ QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unescaped in a query string
 SHARE_SAFE = ","  # a link pasted into a chat or an e-mail: many end a link at a quote or a bracket
 # The state the controls form holds in hidden inputs: the rest have a visible control of their own.
 # `guide` is not carried: the guided run belongs to the link that asked for it.
-HIDDEN_FIELDS = ("ids", "src", "at", "reveal", "present")
+HIDDEN_FIELDS = ("ids", "src", "at", "reveal", "present", "inside", "layer", "head", "near")
 
 
 class InvalidInput(InferenceError):
@@ -52,6 +52,10 @@ class State:
     revealed: bool = False
     present: bool = False
     guide: bool = False  # guided mode: worked examples open, the first-run hints shown
+    inside: bool = False  # the panel "Inside the forward pass" open
+    layer: int | None = None  # its enlarged head: layer (from 1) and head (from 0); None: the panel's choice
+    head: int | None = None
+    near: int | None = None  # the position in the window whose embedding's neighbours it lists
 
     def __post_init__(self):
         if not self.sources:
@@ -70,7 +74,8 @@ class State:
             q["src"] = ",".join(source if isinstance(source, str) else repr(source) for source in self.sources)
         optional = {"at": self.at, "r": None if self.next_r is None else repr(self.next_r),
                     "predict": self.predict or None, "reveal": self.revealed or None, "present": self.present or None,
-                    "guide": self.guide or None}
+                    "guide": self.guide or None, "inside": self.inside or None, "layer": self.layer, "head": self.head,
+                    "near": self.near}
         q.update({k: "1" if v is True else str(v) for k, v in optional.items() if v is not None})
         return q
 
@@ -201,9 +206,14 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
     next_r = _number(args, "r", float, None)
     if next_r is not None and not 0 <= next_r < 1:
         raise InvalidInput(f"r must be a number in [0, 1), not {next_r:g}")
-    flags = {name: _flag(args, name) for name in ("predict", "reveal", "present", "guide")}
+    flags = {name: _flag(args, name) for name in ("predict", "reveal", "present", "guide", "inside")}
+    inside = {name: _number(args, name, int, None) for name in ("layer", "head", "near")}
+    for name, value in inside.items():  # their upper bounds depend on the model and the window: the panel checks
+        if value is not None and not 0 <= value <= MAX_TOKENS:
+            raise InvalidInput(f"{name} must be a whole number from 0 to {MAX_TOKENS}, not {value}")
     return State(prompt=prompt, model=model, ids=ids, settings=settings, sources=sources, at=at, next_r=next_r,
-                 predict=flags["predict"], revealed=flags["reveal"], present=flags["present"], guide=flags["guide"])
+                 predict=flags["predict"], revealed=flags["reveal"], present=flags["present"], guide=flags["guide"],
+                 inside=flags["inside"], **inside)
 
 
 def parse_token(args: Mapping[str, str], vocabulary: Tokenizer) -> int:
