@@ -74,13 +74,13 @@ class InsidePanel:
     def strip(self, position: int) -> list[tuple[int, float, float]]:
         """(dimension, value, opacity in [0, 1]) of a token's first dimensions; the sign picks the colour."""
         values = self.view.embeddings[position, : self.n_dims]
-        return [(d, float(v), round(min(1.0, abs(float(v)) / self.strip_scale), 3)) for d, v in enumerate(values)]
+        return [(d, float(v), round(min(1.0, abs(float(v)) / self.strip_scale), 2)) for d, v in enumerate(values)]
 
     def overview_row(self, layer: int, head: int) -> list[Cell]:
         """The predicted position's weights over the shown keys, for one head: a small heatmap."""
         weights = self.view.attention[layer - 1][head, -1]  # [n]
         top = float(weights[self.positions.start :].max()) or 1.0
-        return [Cell(k, float(weights[k]), round(float(weights[k]) / top, 3)) for k in self.positions]
+        return [Cell(k, float(weights[k]), round(float(weights[k]) / top, 2)) for k in self.positions]
 
     def top_key(self, layer: int, head: int) -> int:
         """The position one head weighs most, from the predicted position."""

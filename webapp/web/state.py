@@ -108,6 +108,10 @@ class State:
         query = self.query_string(safe, **changes)
         return f"{path}?{query}" if query else path
 
+    def fields(self, *leave_out: str) -> list[tuple[str, str]]:
+        """(name, value) of every query parameter but those left out: a form that holds the whole state once."""
+        return [(name, value) for name, value in self.query().items() if name not in leave_out]
+
     def hidden_fields(self) -> list[tuple[str, str]]:
         """(name, value) of each hidden input of the controls form: the state no visible control holds.
 
@@ -208,12 +212,25 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
         raise InvalidInput(f"r must be a number in [0, 1), not {next_r:g}")
     flags = {name: _flag(args, name) for name in ("predict", "reveal", "present", "guide", "inside")}
     inside = {name: _number(args, name, int, None) for name in ("layer", "head", "near")}
+    # The panel's buttons change one setting of a form that holds the others: set_head "layer,head", set_near.
+    if args.get("set_head", "").strip():
+        inside["layer"], inside["head"] = parse_layer_head(args["set_head"])
+    if (near := _number(args, "set_near", int, None)) is not None:
+        inside["near"] = near
     for name, value in inside.items():  # their upper bounds depend on the model and the window: the panel checks
         if value is not None and not 0 <= value <= MAX_TOKENS:
             raise InvalidInput(f"{name} must be a whole number from 0 to {MAX_TOKENS}, not {value}")
     return State(prompt=prompt, model=model, ids=ids, settings=settings, sources=sources, at=at, next_r=next_r,
                  predict=flags["predict"], revealed=flags["reveal"], present=flags["present"], guide=flags["guide"],
                  inside=flags["inside"], **inside)
+
+
+def parse_layer_head(text: str) -> tuple[int, int]:
+    """'2,3' -> (2, 3): a layer and a head of the panel "Inside the forward pass", from one button."""
+    parts = text.strip().split(",")
+    if len(parts) != 2 or not all(p.strip().isascii() and p.strip().isdigit() and len(p.strip()) < 6 for p in parts):
+        raise InvalidInput(f"set-head must be a layer and a head, e.g. 2,3; not {text[:20]!r}")
+    return int(parts[0]), int(parts[1])
 
 
 def parse_token(args: Mapping[str, str], vocabulary: Tokenizer) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from dataclasses import replace
 from urllib.parse import urlsplit
 
 import segno
@@ -116,19 +115,6 @@ def choose():
     token = parse_token(request.args, get_model(models(), state.model).tokenizer)
     i = len(state.ids) if state.shown is None else state.shown
     return moved_to(state.branched(i, token, FORCED))
-
-
-@bp.get("/inside")
-def inside():
-    """Open the panel "Inside the forward pass": for htmx the panel alone, else the whole screen."""
-    state = replace(read_state(), inside=True)
-    if not is_htmx():
-        return render_screen(state)
-    screen = build_screen(models(), state)
-    link = state_links(state)
-    response = current_app.make_response(render_template("panels/_inside.html", screen=screen, link=link))
-    response.headers["HX-Push-Url"] = link("stepper.show")
-    return response
 
 
 @bp.get("/export.json")
