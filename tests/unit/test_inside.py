@@ -190,3 +190,9 @@ def test_the_transformers_streams_and_attention_equal_pytorchs(transformer):
     np.testing.assert_allclose(np.stack(inside.attention), attention, rtol=1e-4, atol=1e-5)
     v = inside_step(transformer, run_step(transformer, "", ids[:-1], Settings()))
     np.testing.assert_allclose(np.stack(v.attention), attention[:, :, : len(ids) - 1, : len(ids) - 1], atol=1e-5)
+
+
+def test_smollm2s_cached_logits_equal_its_uncached_pass(smollm):
+    ids = smollm.tokenizer.encode_ids("It is a truth universally acknowledged, that a single man in possession of a")
+    for n in (1, 7, len(ids) - 1, len(ids)):  # within a block, then past the first block of 16
+        np.testing.assert_allclose(smollm.logits(ids[:n]), smollm.logits(ids[:n], cached=False), rtol=1e-4, atol=1e-4)
