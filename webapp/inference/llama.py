@@ -45,7 +45,7 @@ from .machinery.kvcache import KVCache, KVPool
 from .model import Inside, LanguageModel
 from .transformer import attention, causal_mask
 
-BLOCK = 16  # the KV cache runs a window as blocks of 16, then one position at a time (machinery/kvcache.py)
+BLOCK = 16  # the KV cache runs a window as blocks of 16, then of 4, then one position at a time (kvcache.py)
 POOL_SIZE = 8  # KV caches kept: at least the threads a server process runs
 MAX_CTX = 2048  # the window, at most: the app's steps never need more
 
@@ -180,7 +180,7 @@ class LlamaModel(LanguageModel):
             raise ValueError(f"model {name!r}: the embedding does not fit the vocabulary")
         n_pos = n_ctx + (bos_id is not None)
         c = config
-        sizes = (block, 1) if block > 1 else (1,)  # whole blocks, then one position at a time
+        sizes = tuple(dict.fromkeys(s for s in (block, 4, 1) if s <= block))  # 16, 4, then one at a time
         self._pool = KVPool(lambda: KVCache(c.n_layer, c.n_head_kv, c.head_dim, n_pos), sizes, POOL_SIZE)
 
     @classmethod
