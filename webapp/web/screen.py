@@ -6,13 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..inference import LanguageModel, Row, StepResult, get_model, run_step
+from ..inference import LanguageModel, Row, StepResult, run_step
 from ..inference.derived import explain
 from ..inference.derived.compare import Comparison, at_temperatures
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
 from .inside import InsidePanel, build_panel
 from .labels import token_labels
-from .state import FORCED, State
+from .state import FORCED, State, state_model
 
 PRESENTER_ROWS = 8
 
@@ -158,7 +158,7 @@ def n_rows(state: State) -> int:
 
 def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepResult | None = None) -> Screen:
     """Compute the screen for state; `shown` is the step to display if the caller already has it."""
-    model = get_model(models, state.model)
+    model = state_model(models, state)
     i = state.shown
     if shown is None:
         before = state.ids if i is None else state.ids[:i]

@@ -13,7 +13,7 @@ from ..inference import get_model, run_step
 from ..inference.derived.export import rows_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
 from .screen import build_screen, n_rows
-from .state import FORCED, SEEDED, SHARE_SAFE, InvalidInput, State, parse_search, parse_state, parse_token
+from .state import FORCED, SEEDED, SHARE_SAFE, InvalidInput, State, parse_search, parse_state, parse_token, state_model
 
 bp = Blueprint("stepper", __name__)
 
@@ -89,7 +89,7 @@ def show():
 def step():
     """Take one step: draw r (or take the teacher's), pick a token, append it."""
     state = read_state()
-    model = get_model(models(), state.model)
+    model = state_model(models(), state)
     result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
     source = SEEDED if state.next_r is None else state.next_r
     return moved_to(state.branched(len(state.ids), result.chosen.id, source), shown=result, animate=True)
@@ -112,7 +112,7 @@ def reset():
 def choose():
     """Force a token at the shown step instead of the pick; what came after it is dropped."""
     state = read_state()
-    token = parse_token(request.args, get_model(models(), state.model).tokenizer)
+    token = parse_token(request.args, state_model(models(), state).tokenizer)
     i = len(state.ids) if state.shown is None else state.shown
     return moved_to(state.branched(i, token, FORCED))
 
@@ -121,7 +121,7 @@ def choose():
 def export_json():
     """Download every step of the text so far as JSON."""
     state = read_state()
-    trace = trace_to_dict(get_model(models(), state.model), state.prompt, state.ids, state.sources, state.settings)
+    trace = trace_to_dict(state_model(models(), state), state.prompt, state.ids, state.sources, state.settings)
     response = current_app.json.response(trace)
     response.headers["Content-Disposition"] = 'attachment; filename="trace.json"'
     return response
