@@ -265,8 +265,14 @@ def parse_article(args: Mapping[str, str], model: str) -> ArticleScores | None:
 
 
 def parse_many(args: Mapping[str, str]) -> int | None:
-    """'1000' -> 1000: how many times to sample the step's distribution, one of SAMPLE_MANY."""
-    many = _number(args, "many", int, None)
+    """'1000' -> 1000: how many times to sample the step's distribution, one of SAMPLE_MANY.
+
+    `set_many` (the panel's buttons) wins over `many`; set_many=0 hides the histogram.
+    """
+    many = _number(args, "set_many", int, None)
+    if many == 0:
+        return None
+    many = _number(args, "many", int, None) if many is None else many
     if many is not None and many not in SAMPLE_MANY:
         raise InvalidInput(f"many must be one of {', '.join(map(str, SAMPLE_MANY))}, not {many}")
     return many

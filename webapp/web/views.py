@@ -10,7 +10,7 @@ from flask import Blueprint, current_app, redirect, render_template, request, ur
 
 from ..fetch import fetchable
 from ..inference import get_model, run_step
-from ..inference.derived.export import rows_to_csv, trace_to_dict
+from ..inference.derived.export import chain_to_csv, rows_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
 from .screen import build_screen, n_rows
 from .state import FORCED, SEEDED, SHARE_SAFE, InvalidInput, State, parse_search, parse_state, parse_token, state_model
@@ -134,6 +134,16 @@ def export_csv():
     response = current_app.make_response(rows_to_csv(screen.result))
     response.headers["Content-Type"] = "text/csv; charset=utf-8"
     response.headers["Content-Disposition"] = f'attachment; filename="logits-step-{screen.result.step}.csv"'
+    return response
+
+
+@bp.get("/export-chain.csv")
+def export_chain_csv():
+    """Download the sampler chain of the step on screen as CSV: each stage's figures, the range order, uncertainty."""
+    screen = build_screen(models(), read_state())
+    response = current_app.make_response(chain_to_csv(screen.result))
+    response.headers["Content-Type"] = "text/csv; charset=utf-8"
+    response.headers["Content-Disposition"] = f'attachment; filename="chain-step-{screen.result.step}.csv"'
     return response
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import sampling
 from ..step import Row, StepResult
 
 MAX_EXP = 700.0  # e^700 is near float64's limit; beyond it the example shifts by the largest z/T
@@ -62,8 +63,8 @@ def softmax_example(result: StepResult) -> SoftmaxExample | None:
 
 
 def first_ranges(result: StepResult, n: int = 3) -> list[Row]:
-    """The first n kept rows, whose ranges a worked example writes out."""
-    return [row for row in result.rows if row.kept][:n]
+    """The rows of the first n ranges on [0, 1), whose ranges a worked example writes out (in either range order)."""
+    return [result.table.row(int(i)) for i in result.laid[:n]]
 
 
 @dataclass(frozen=True)
@@ -88,3 +89,14 @@ def bigram_example(model, result: StepResult) -> BigramExample | None:
     top = result.rows[0]
     return BigramExample(model.tokenizer.token_text(prev), top.token, model.pair_count(prev, top.id),
                          int(model.row_totals[prev]), model.k, model.n_vocab, top.logit)
+
+
+def pick_in_order(result: StepResult, range_order: str) -> Row:
+    """The row the step's r picks when the kept tokens are laid in range_order ("probability" or "vocabulary").
+
+    Article example, r = 0.05: by probability [0, 0.7) is 'C'; by id [0, 0.1) is 'A'.
+    """
+    ranked = np.argsort(result.table.ranks)  # [n_vocab] ids, rank 1 first
+    laid = sampling.layout(result.probs_kept, ranked, range_order)  # [n_kept]
+    _, hi = sampling.ranges(result.probs_kept, laid)
+    return result.table.row(int(laid[sampling.pick(hi, result.r)]))
