@@ -159,6 +159,11 @@ class StepResult:
         return self.table.row(int(token_id))
 
     @property
+    def penalised(self) -> np.ndarray:
+        """The logits after the chain's penalties ([n_vocab]): the model's own when no penalty is on."""
+        return self.stages[-1].logits_out if self.stages else self.logits
+
+    @property
     def context_ids(self) -> tuple[int, ...]:
         return (*(t.id for t in self.prompt_tokens), *self.generated)
 

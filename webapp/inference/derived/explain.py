@@ -35,6 +35,7 @@ class SoftmaxExample:
     total: float  # sum over the vocabulary of e^(x_j)
     prob: float  # exp / total: the row's probability
     prob_t1: float  # the same token at T = 1
+    model_logit: float | None = None  # the model's own logit, when the penalties changed it
 
 
 def softmax_example(result: StepResult) -> SoftmaxExample | None:
@@ -46,8 +47,8 @@ def softmax_example(result: StepResult) -> SoftmaxExample | None:
     if result.scaled is None:
         return None
     top = result.rows[0]
-    t = result.settings.temperature
-    z = result.logits  # [n_vocab]
+    t = result.settings.applied_temperature
+    z = result.penalised  # [n_vocab], the logits after any penalties
     finite = np.isfinite(z)  # [n_vocab]
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         plain = result.scaled[finite]  # [n_finite]
@@ -58,8 +59,9 @@ def softmax_example(result: StepResult) -> SoftmaxExample | None:
             exponents = (z - zmax) / t  # [n_vocab], at most 0: no overflow
         terms = np.exp(exponents)  # [n_vocab]
     x = float(exponents[top.id])
-    return SoftmaxExample(top.token, top.logit, t, top.scaled, zmax, x, math.exp(x), float(terms.sum()),
-                          top.prob, top.prob_t1)
+    logit = float(z[top.id])
+    return SoftmaxExample(top.token, logit, t, top.scaled, zmax, x, math.exp(x), float(terms.sum()),
+                          top.prob, top.prob_t1, model_logit=top.logit if logit != top.logit else None)
 
 
 def first_ranges(result: StepResult, n: int = 3) -> list[Row]:

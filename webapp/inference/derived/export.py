@@ -134,7 +134,6 @@ def chain_to_csv(result: StepResult) -> str:
         setting = d["setting"]
         d["setting"] = " ".join("" if v is None else repr(v) for v in setting) if isinstance(setting, list) else setting
         writer.writerow(["" if d[c] is None else d[c] for c in CHAIN_COLUMNS])
-    writer.writerow([])
     writer.writerow(["range_order", result.settings.range_order])
     for key, value in uncertainty_to_dict(result).items():
         writer.writerow([key, "" if value is None else value])
