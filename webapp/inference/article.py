@@ -20,7 +20,7 @@ import numpy as np
 
 from .errors import InvalidSetting
 from .model import LanguageModel
-from .tokenizer import Token, VocabularyTokenizer, join_words
+from .tokenizer import Token, VocabularyTokenizer
 
 ARTICLE = "article"
 MAX_TOKENS = 8
@@ -86,11 +86,12 @@ class ArticleTokenizer(VocabularyTokenizer):
         return []
 
     def decode(self, ids: Sequence[int]) -> str:
-        return "".join(self.decode_pieces(ids))
+        return "".join(self.decode_pieces(ids)).lstrip(" ")
 
     def decode_pieces(self, ids: Sequence[int]) -> list[str]:
+        """Each token with a space before it, as it follows the prompt: [2, 1] -> [' C', ' B']."""
         self.check_ids(ids)
-        return join_words([self.vocab[i] for i in ids])
+        return [" " + self.vocab[i] for i in ids]
 
 
 class ArticleModel(LanguageModel):
