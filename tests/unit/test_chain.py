@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webapp.inference import sampling
@@ -66,6 +66,7 @@ def reference_top_p(probs: list[float], logits, p: float) -> set[int]:
 # --- every order -----------------------------------------------------------------------------------
 
 
+@settings(deadline=None)  # a busy machine must not fail a property
 @given(logit_lists, chains, st.floats(0.1, 3), st.integers(1, 30), st.floats(0.05, 1), st.floats(0, 1),
        st.floats(0.5, 3), st.floats(-2, 2), st.lists(st.integers(0, 1), max_size=5))
 def test_every_order_gives_a_distribution_that_sums_to_one_over_the_kept_tokens(
@@ -83,6 +84,7 @@ def test_every_order_gives_a_distribution_that_sums_to_one_over_the_kept_tokens(
             assert kept(stage.probs_out) <= kept(stage.probs_in)
 
 
+@settings(deadline=None)  # a busy machine must not fail a property
 @given(logit_lists, st.floats(0.1, 3), st.integers(1, 30))
 def test_top_k_keeps_the_same_set_before_and_after_temperature(logits, t, k):
     before, _ = apply_chain(logits, Knobs(chain=("top_k", "temperature"), temperature=t, top_k=k))
@@ -91,6 +93,7 @@ def test_top_k_keeps_the_same_set_before_and_after_temperature(logits, t, k):
     np.testing.assert_allclose(before, after, rtol=1e-9, atol=1e-12)  # and the same probabilities
 
 
+@settings(deadline=None)  # a busy machine must not fail a property
 @given(logit_lists, st.floats(0.1, 3), st.floats(0.05, 0.99))
 def test_top_p_after_temperature_acts_on_softmax_of_z_over_t_and_before_it_on_t_equals_one(logits, t, p):
     after, _ = apply_chain(logits, Knobs(chain=("temperature", "top_p"), temperature=t, top_p=p))
@@ -120,6 +123,7 @@ def test_the_llama_cpp_preset_puts_temperature_last():
     assert LLAMA_CPP_CHAIN[-1] == "temperature" and DEFAULT_CHAIN.index("temperature") == 1
 
 
+@settings(deadline=None)  # a busy machine must not fail a property
 @given(logit_lists, st.integers(1, 30))
 def test_a_stage_the_chain_leaves_out_is_not_applied(logits, k):
     probs, stages = apply_chain(logits, Knobs(chain=("temperature",), temperature=0.5, top_k=k,
@@ -189,6 +193,7 @@ def test_penalties_after_temperature_subtract_alpha_from_z_over_t():
 # --- ranges in vocabulary order, the article, sample many ---------------------------------------
 
 
+@settings(deadline=None)  # a busy machine must not fail a property
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=30).filter(lambda xs: sum(xs) > 0))
 def test_vocabulary_order_ranges_tile_zero_to_one_in_id_order(xs):
     probs = np.array(xs) / sum(xs)
