@@ -167,3 +167,10 @@ def test_the_chain_csv_has_a_line_per_stage_and_the_uncertainty(client):
     lines = list(csv.reader(io.StringIO(response.data.decode())))
     assert lines[0][0] == "stage" and [line[0] for line in lines[1:6]] == CHAINED["chain"].split(",")
     assert ["range_order", "probability"] in lines and any(line[0] == "entropy_bits" for line in lines)
+
+
+def test_the_article_model_has_no_forward_pass_to_open(client):
+    response = client.get("/api/inside?model=article")
+    assert response.status_code == 400 and "no forward pass" in response.get_json()["error"]
+    doc = parse(get(client, model="article", inside="1", ids="1").data)
+    assert "no forward pass" in words(doc.by_id("inside"))

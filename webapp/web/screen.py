@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..inference import LanguageModel, Row, StepResult, run_step
+from ..inference.article import ArticleModel
 from ..inference.derived import explain
 from ..inference.derived.compare import Comparison, at_temperatures
 from ..inference.derived.many import ManySample, sample_many
@@ -125,9 +126,14 @@ class Screen:
     @cached_property
     def inside(self) -> InsidePanel | None:
         """The panel "Inside the forward pass", computed only when open (and not while the pick is hidden)."""
-        if not self.state.inside or self.hidden:
+        if not self.state.inside or self.hidden or not self.has_inside:
             return None
         return build_panel(self.model, self.result, self.state)
+
+    @property
+    def has_inside(self) -> bool:
+        """Whether the model has a forward pass to look inside (the article model's scores are typed)."""
+        return not isinstance(self.model, ArticleModel)
 
     @property
     def hidden(self) -> bool:
