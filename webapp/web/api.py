@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, request
 
-from ..inference import get_model, run_step
+from ..inference import run_step
 from ..inference.derived.export import step_to_dict
 from ..inference.derived.inside import BigramView
 from .inside import build_panel
-from .state import parse_state
+from .state import parse_state, state_model
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -18,7 +18,7 @@ def step():
     """Return the step after the given ids: logits, probabilities, ranges, r and the pick."""
     models = current_app.extensions["models"]
     state = parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
-    model = get_model(models, state.model)
+    model = state_model(models, state)
     result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r)
     return step_to_dict(model, result, full=request.args.get("full") == "1")
 
@@ -28,7 +28,7 @@ def inside():
     """Return the panel's numbers: neighbours, attention per layer and head, and the lens, for the step after ids."""
     models = current_app.extensions["models"]
     state = parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
-    model = get_model(models, state.model)
+    model = state_model(models, state)
     result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r)
     p = build_panel(model, result, state)
     v = p.view

@@ -13,6 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from ..inference import LanguageModel, StepResult
+from ..inference.article import ArticleModel
 from ..inference.derived.inside import (
     AttentionExample,
     BigramView,
@@ -112,6 +113,8 @@ class InsidePanel:
 
 def build_panel(model: LanguageModel, result: StepResult, state: State) -> InsidePanel:
     """Run the step's window with its intermediates, and check the panel's settings against it."""
+    if isinstance(model, ArticleModel):
+        raise InvalidInput("the article model has no forward pass to look inside: its logits are the scores typed")
     view = inside_step(model, result)
     if isinstance(view, BigramView):
         return InsidePanel(view=view, layer=0, head=0, near=0)
