@@ -3,6 +3,8 @@ the table or offers "choose", whether the teacher typed r, and how each generate
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from webapp.fetch import SOURCES, fetchable
@@ -67,14 +69,19 @@ def test_a_forced_token_is_chosen_instead_and_not_offered_again(app, model, thre
     assert screen.picked(screen.result.chosen) and screen.result.chosen.id != token
 
 
-def test_a_pick_below_the_table_is_beyond_and_lands_in_the_rest(app):
+def test_a_pick_below_the_table_gets_its_own_row_and_the_rest_leaves_it_out(app, model):
     screen = screen_of(app, prompt=PROMPT, model="austen-bigram", temperature="5", seed="0", ids="")
     ids = [screen.result.chosen.id]
     screen = screen_of(app, prompt=PROMPT, model="austen-bigram", temperature="5", seed="0", ids=joined(ids))
-    assert screen.result.chosen.rank > len(screen.result.rows), "the seed picks below the table"
-    assert screen.beyond(screen.result.chosen) and screen.picked_beyond
-    assert screen.rows_below == (screen.result.chosen,)
-    assert not any(screen.beyond(row) for row in screen.result.rows)
+    result = screen.result
+    assert result.chosen.rank > result.n_top, "the seed picks below the table"
+    assert screen.beyond(result.chosen) and screen.picked_beyond
+    assert screen.rows_below == (result.chosen,) == result.rows[result.n_top :]
+    assert not any(screen.beyond(row) for row in result.rows[: result.n_top])
+    assert len(result.rows) + result.rest.count == screen.model.n_vocab
+    assert math.fsum([*(row.prob for row in result.rows), result.rest.prob]) == pytest.approx(1.0, abs=1e-12)
+    (a, b), (c, d) = result.rest.ranges  # the pick's range sits between the rest's two pieces
+    assert (b, c) == (result.chosen.lo, result.chosen.hi) and d == 1.0
 
 
 def test_r_typed_says_the_teacher_typed_r(app, three):

@@ -10,6 +10,7 @@ from ..inference import LanguageModel, Row, StepResult, get_model, run_step
 from ..inference.derived import explain
 from ..inference.derived.compare import Comparison, at_temperatures
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
+from .filters import range_digits
 from .labels import token_labels
 from .state import FORCED, State
 
@@ -81,7 +82,7 @@ class Screen:
 
     def beyond(self, row: Row) -> bool:
         """Whether the row ranks below the table's top rows (shown only as the pick or the text's token)."""
-        return row.rank > len(self.result.rows)
+        return row.rank > self.result.n_top
 
     def chosen_instead(self, row: Row) -> bool:
         """Whether the teacher chose this row's token by hand instead of the pick."""
@@ -112,10 +113,7 @@ class Screen:
     @property
     def rows_below(self) -> tuple[Row, ...]:
         """Rows shown under the top ones: the pick and the text's token when they rank below them."""
-        if not self.taken:
-            return ()
-        below = {row.id: row for row in (self.result.chosen, self.text_row) if self.beyond(row)}
-        return tuple(below.values())
+        return self.result.below
 
     @property
     def hidden(self) -> bool:
@@ -138,6 +136,20 @@ class Screen:
     def first_ranges(self) -> list[Row]:
         return explain.first_ranges(self.result)
 
+    @cached_property
+    def digits(self) -> int:
+        """Digits for every range and r on screen: enough that no shown range reads empty (filters.range_digits)."""
+        result = self.result
+        spans = [(row.lo, row.hi) for row in result.rows if row.kept] + list(result.rest.ranges)
+        if self.taken:
+            spans.append((result.r, result.chosen.hi))  # r reads below the end of its range
+        return range_digits(spans)
+
+    def rest_parts(self) -> list[tuple[int, str]]:
+        """How the tokens under the table divide, for the footer: [(12, 'cut'), (4,968, 'at p = 0')], kept left out."""
+        rest = self.result.rest
+        return [(n, words) for n, words in ((rest.cut_count, "cut"), (rest.zero_count, "at p = 0")) if n]
+
     @property
     def at_limit(self) -> bool:
         return len(self.result.prompt_tokens) + len(self.state.ids) + 1 >= MAX_TOKENS
@@ -156,5 +168,7 @@ def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepR
         before = state.ids if i is None else state.ids[:i]
         r = None if i is None else state.given_r(i)
         shown = run_step(model, state.prompt, before, state.settings, r=r, n_rows=n_rows(state))
+    if i is not None:  # the pick and the text's token get rows of their own, and the rest leaves them out
+        shown = shown.showing([shown.chosen.id, state.ids[i]])
     pieces = tuple(map(Piece.of, generated_pieces(model, state.prompt, state.ids), state.sources))
     return Screen(state, model, shown, pieces, at_temperatures(shown))
