@@ -17,12 +17,21 @@ from .state import FORCED, State
 PRESENTER_ROWS = 8
 
 
+# What the text shows for a generated token that has no word of its own, and what that mark means.
+MARKS = {
+    "paragraph": ("¶", "a paragraph break"),
+    "line": ("↵", "a line break"),
+    "space": ("␣", "a token of spaces only"),
+    "partial": ("◌", "bytes that do not make a whole character yet: the token after them completes it"),
+}
+
+
 @dataclass(frozen=True)
 class Piece:
     """A generated token as the text shows it: the space before it, its word, and how it was picked."""
 
     space: str  # the spaces and line breaks before the word
-    word: str  # '' for a paragraph break
+    word: str  # '' for a paragraph break, a line break, spaces, or bytes of an unfinished character
     forced: bool  # chosen by hand from the table
     typed_r: float | None  # the r the teacher typed, if that picked it
 
@@ -32,6 +41,21 @@ class Piece:
         word = text.lstrip(" \n")
         typed_r = None if isinstance(source, str) else source
         return cls(space=text[: len(text) - len(word)], word=word, forced=source == FORCED, typed_r=typed_r)
+
+    @property
+    def kind(self) -> str | None:
+        """Which mark stands for a piece with no word (see MARKS): '\n\n' -> 'paragraph', '\n' -> 'line',
+        ' ' -> 'space', '' (bytes of a character the next token completes) -> 'partial'; a word -> None."""
+        if self.word:
+            return None
+        if not self.space:
+            return "partial"
+        return "paragraph" if "\n\n" in self.space else "line" if "\n" in self.space else "space"
+
+    @property
+    def mark(self) -> str:
+        """The sign the text shows in place of a missing word: '¶', '↵', '␣' or '◌'."""
+        return MARKS[self.kind][0] if self.kind else ""
 
 
 @dataclass(frozen=True)
@@ -61,6 +85,11 @@ class Screen:
     def in_text(self) -> int | None:
         """The id the text has at the shown step (not the pick if forced or if settings changed)."""
         return self.state.ids[self.shown] if self.taken else None
+
+    @property
+    def latest(self) -> bool:
+        """Whether the step on screen picked the text's last token (not an earlier step viewed again)."""
+        return self.taken and self.shown == len(self.state.ids) - 1
 
     @property
     def forced(self) -> bool:
@@ -114,6 +143,12 @@ class Screen:
     def rows_below(self) -> tuple[Row, ...]:
         """Rows shown under the top ones: the pick and the text's token when they rank below them."""
         return self.result.below
+
+    @property
+    def marks(self) -> list[tuple[str, str]]:
+        """The signs the text uses, each with what it stands for: [('¶', 'a paragraph break')]."""
+        kinds = {piece.kind for piece in self.pieces}
+        return [MARKS[kind] for kind in MARKS if kind in kinds]
 
     @property
     def hidden(self) -> bool:

@@ -143,7 +143,8 @@ def _number(args: Mapping[str, str], name: str, kind, default):
     try:
         value = kind(text)
     except (TypeError, ValueError):
-        raise InvalidInput(f"{name.replace('_', '-')} must be a number, not {text[:40]!r}") from None
+        what = "a whole number" if kind is int else "a number"
+        raise InvalidInput(f"{name.replace('_', '-')} must be {what}, not {text[:40]!r}") from None
     if kind is float and not math.isfinite(value):
         raise InvalidInput(f"{name.replace('_', '-')} must be a finite number, not {text[:40]!r}")
     return value

@@ -13,7 +13,7 @@ from ..inference import get_model, run_step
 from ..inference.derived.export import rows_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
 from .screen import build_screen, n_rows
-from .state import FORCED, SEEDED, SHARE_SAFE, InvalidInput, State, parse_search, parse_state, parse_token
+from .state import FORCED, MAX_TEMPERATURE, SEEDED, SHARE_SAFE, InvalidInput, State, parse_search, parse_state, parse_token
 
 bp = Blueprint("stepper", __name__)
 
@@ -27,7 +27,8 @@ def models():
 @bp.app_context_processor
 def model_menu():
     """The models to choose from, and those that `python -m webapp fetch-model NAME` would add."""
-    return {"models_list": list(models().values()), "fetchable": fetchable(models())}
+    return {"models_list": list(models().values()), "fetchable": fetchable(models()),
+            "max_temperature": MAX_TEMPERATURE}
 
 
 def read_state() -> State:
