@@ -99,7 +99,7 @@ def states(app) -> list[Drawn]:
 
 
 def percent(text: str) -> tuple[float, float]:
-    """The interval a shown probability stands for: '31.0 %' -> (30.95, 31.05); '<0.1 %' -> (0, 0.1); '0 %' -> (0, 0)."""
+    """The interval a shown probability stands for: '31.0 %' -> (30.95, 31.05); '<0.1 %' -> (0, 0.1); '0 %' -> 0."""
     if text == "0 %":
         return 0.0, 0.0
     match = PERCENT.match(text)

@@ -13,7 +13,17 @@ from ..inference import get_model, run_step
 from ..inference.derived.export import rows_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
 from .screen import build_screen, n_rows
-from .state import FORCED, MAX_TEMPERATURE, SEEDED, SHARE_SAFE, InvalidInput, State, parse_search, parse_state, parse_token
+from .state import (
+    FORCED,
+    MAX_TEMPERATURE,
+    SEEDED,
+    SHARE_SAFE,
+    InvalidInput,
+    State,
+    parse_search,
+    parse_state,
+    parse_token,
+)
 
 bp = Blueprint("stepper", __name__)
 
