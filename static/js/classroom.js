@@ -140,6 +140,17 @@
   document.addEventListener("htmx:afterSettle", function () { showNeedsJs(); reopenWorked(); showNewest(); nextWhenPicked(); });
   document.addEventListener("pick:done", nextWhenPicked);
   document.addEventListener("htmx:responseError", function () { setPlaying(false); });
+  // The browser's history: an answer whose X-History-Entry is the screen's own (state.py, history_entry)
+  // only changed a setting, and replaces the current entry instead of adding one.
+  document.addEventListener("htmx:beforeHistoryUpdate", function (event) {
+    var xhr = event.detail.xhr;
+    var fields = $("state-fields");
+    var entry = xhr && xhr.getResponseHeader("X-History-Entry");
+    if (entry !== null && fields && fields.getAttribute("data-history-entry") === entry) {
+      event.detail.history.type = "replace";
+    }
+  });
+
   // A setting the server refused leaves the screen as it was, so its field goes back to the value
   // in use; a setting it accepted becomes the value to go back to.
   function settingFields() {

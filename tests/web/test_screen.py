@@ -37,6 +37,39 @@ def test_a_piece_splits_into_its_space_and_its_word(text, source, piece):
     assert piece.space + piece.word == text
 
 
+@pytest.mark.parametrize(
+    ("text", "kind", "mark"),
+    [(" universally", None, ""), ("\n\n", "paragraph", "¶"), ("\n", "line", "↵"), (" ", "space", "␣"),
+     ("", "partial", "◌")],
+)
+def test_a_piece_without_a_word_has_its_own_mark(text, kind, mark):
+    """A line break and bytes of an unfinished character ('💀' over two tokens: '' then '💀') read apart."""
+    piece = Piece.of(text, SEEDED)
+    assert (piece.kind, piece.mark) == (kind, mark)
+
+
+def test_the_text_explains_each_mark_it_uses(app, client):
+    models = app.extensions["models"]
+    if "smollm2-135m" not in models:
+        pytest.skip("smollm2-135m is not fetched")
+    tokenizer = models["smollm2-135m"].tokenizer
+    skull = [t.id for t in tokenizer.encode("💀")]  # three tokens: two that complete nothing, then '💀'
+    doc = page(client, model="smollm2-135m", prompt="Hi", ids=joined([tokenizer.id_of("\n"), *skull]))
+    assert [a.text() for a in doc.by_id("text").find_all("a", "gen")] == ["↵", "◌", "◌", "💀"]
+    note = " ".join(doc.by_id("text").find("p", "text-marks").text().split())
+    assert note.startswith("↵ a line break; ◌ bytes that do not make a whole character yet")
+
+
+def test_an_earlier_step_viewed_again_is_not_appended(client, three):
+    def note(**params) -> str:
+        doc = page(client, **BASE, ids=joined(three), **params)
+        return " ".join(doc.by_id("text").find("p", "panel-note").text().split())
+
+    latest, earlier = note(), note(at="0")
+    assert "appended to the text. The next step reads it too." in latest
+    assert "appended" not in earlier and "generated token 1 of 3: every step after it read it too." in earlier
+
+
 def test_the_screens_pieces_are_the_generated_text_with_their_sources(app, model, three):
     screen = screen_of(app, **BASE, ids=joined(three), src="s,f,0.5")
     assert PROMPT + "".join(p.space + p.word for p in screen.pieces) == text_of(model, PROMPT, three)
@@ -124,7 +157,7 @@ def test_the_more_models_hint_names_what_fetch_model_can_fetch(client, app, monk
     if not names:
         assert hint is None
     else:
-        assert [c.text() for c in hint.find_all("code")] == [f"python -m webapp fetch-model {n}" for n in names]
+        assert [c.text() for c in hint.find_all("code")] == [f"token-by-token fetch-model {n}" for n in names]
     monkeypatch.setitem(SOURCES, "tiny-test-model", SOURCES["smollm2-135m"])
     codes = [c.text() for c in parse(client.get("/?seed=2").data).find("p", "more-models").find_all("code")]
-    assert codes[-1] == "python -m webapp fetch-model tiny-test-model"
+    assert codes[-1] == "token-by-token fetch-model tiny-test-model"

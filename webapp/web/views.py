@@ -3,31 +3,35 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from urllib.parse import urlsplit
 
 import segno
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
 from ..fetch import fetchable
-from ..inference import get_model, run_step
+from ..inference import UnknownModel, get_model, run_step
 from ..inference.derived.export import rows_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
+from . import fetched
+from .fetched import fetch_command
 from .screen import build_screen, n_rows
+from .share import LOOPBACK, reach
 from .state import (
     FORCED,
     MAX_TEMPERATURE,
+    QUERY_SAFE,
     SEEDED,
     SHARE_SAFE,
     InvalidInput,
     State,
+    model_name,
     parse_search,
     parse_state,
     parse_token,
 )
 
 bp = Blueprint("stepper", __name__)
-
-LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 
 def models():
@@ -36,13 +40,23 @@ def models():
 
 @bp.app_context_processor
 def model_menu():
-    """The models to choose from, and those that `python -m webapp fetch-model NAME` would add."""
-    return {"models_list": list(models().values()), "fetchable": fetchable(models()),
+    """The models to choose from, and the commands that would fetch more (see fetched.py)."""
+    fetched.pick_up(current_app)
+    return {"models_list": list(models().values()), "fetch_commands": list(map(fetch_command, fetchable(models()))),
             "max_temperature": MAX_TEMPERATURE}
 
 
 def read_state() -> State:
-    return parse_state(request.args, models(), current_app.config["DEFAULT_MODEL"])
+    """The request's state; a model named but not here is looked for among those fetched since start-up."""
+    default = current_app.config["DEFAULT_MODEL"]
+    try:
+        return parse_state(request.args, models(), default)
+    except UnknownModel as e:
+        fetched.pick_up(current_app)
+        try:
+            return parse_state(request.args, models(), default)
+        except UnknownModel:
+            raise fetched.not_here(model_name(request.args, default), e) from None
 
 
 def is_htmx() -> bool:
@@ -51,12 +65,28 @@ def is_htmx() -> bool:
     return headers.get("HX-Request") == "true" and headers.get("HX-History-Restore-Request") != "true"
 
 
+def public_url(state: State, safe: str = QUERY_SAFE) -> str:
+    """The screen's address as the class can read it: the address bar, the share link, the QR code.
+
+    Predict, then reveal keeps the answer out of it: while a pick is hidden, the address is the Step
+    from the state before the pick (`/step?...&ids=12,5&predict=1`, not `/?...&ids=12,5,7042`), which
+    takes the same pick again when opened (the seeded r, or the typed r it carries). The pick itself
+    travels only in the controls form's hidden `ids` field, which Reveal sends.
+    """
+    if state.pick_hidden:
+        return state.unpicked().url(url_for("stepper.step"), safe)
+    return state.url(url_for("stepper.show"), safe)
+
+
 def share_url(state: State) -> str:
-    """The screen's link for students: by the LAN address when the teacher is on localhost."""
+    """The screen's link for students: by the LAN address when the teacher is on localhost.
+
+    It carries guide=0: students who arrive by it are not shown the teacher's guided first run.
+    """
     base = request.host_url
     if urlsplit(base).hostname in LOOPBACK and current_app.config.get("LAN_URL"):
         base = current_app.config["LAN_URL"]
-    return base.rstrip("/") + state.url("/", safe=SHARE_SAFE)
+    return base.rstrip("/") + public_url(replace(state, guide=False), SHARE_SAFE)
 
 
 def state_links(state: State):
@@ -77,15 +107,20 @@ def render_screen(state: State, shown=None, animate: bool = False):
     template = "fragments.html" if is_htmx() else "page.html"
     link = state_links(state)
     html = render_template(template, screen=screen, animate=animate and not screen.hidden,
-                           share_url=share_url(state), link=link)
+                           share_url=share_url(state), link=link, reach=reach())
     response = current_app.make_response(html)
-    response.headers["HX-Push-Url"] = link("stepper.show")
+    response.headers["HX-Push-Url"] = public_url(state)
+    response.headers["X-History-Entry"] = state.history_entry  # the same entry: classroom.js replaces it
     return response
 
 
 def moved_to(state: State, shown=None, animate: bool = False):
-    """After an action: fragments for htmx, else a redirect to the new state's own URL."""
-    if is_htmx():
+    """After an action: fragments for htmx, else a redirect to the new state's own URL.
+
+    A hidden pick is shown where it was taken, without a redirect: the address that names it
+    would give the answer away (see public_url).
+    """
+    if is_htmx() or state.pick_hidden:
         return render_screen(state, shown, animate)
     return redirect(state.url(url_for(".show")), code=303)
 
