@@ -11,7 +11,7 @@ from flask import Blueprint, current_app, redirect, render_template, request, ur
 
 from ..fetch import fetchable
 from ..inference import UnknownModel, get_model, run_step
-from ..inference.derived.export import rows_to_csv, trace_to_dict
+from ..inference.derived.export import rows_to_csv, run_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
 from . import fetched
 from .fetched import fetch_command
@@ -167,7 +167,8 @@ def choose():
 def export_json():
     """Download every step of the text so far as JSON."""
     state = read_state()
-    trace = trace_to_dict(get_model(models(), state.model), state.prompt, state.ids, state.sources, state.settings)
+    trace = trace_to_dict(get_model(models(), state.model), state.prompt, state.ids, state.sources, state.settings,
+                          n_rows=n_rows(state))  # as many rows as the screen shows
     response = current_app.json.response(trace)
     response.headers["Content-Disposition"] = 'attachment; filename="trace.json"'
     return response
@@ -177,9 +178,20 @@ def export_json():
 def export_csv():
     """Download the logits table on screen as CSV."""
     screen = build_screen(models(), read_state())
-    response = current_app.make_response(rows_to_csv(screen.result))
+    response = current_app.make_response(rows_to_csv(screen.result, taken=screen.taken))
     response.headers["Content-Type"] = "text/csv; charset=utf-8"
     response.headers["Content-Disposition"] = f'attachment; filename="logits-step-{screen.result.step}.csv"'
+    return response
+
+
+@bp.get("/export-run.csv")
+def export_run_csv():
+    """Download the whole run as CSV: one line per generated token, with its r, how it was picked, the settings."""
+    state = read_state()
+    model = get_model(models(), state.model)
+    response = current_app.make_response(run_to_csv(model, state.prompt, state.ids, state.sources, state.settings))
+    response.headers["Content-Type"] = "text/csv; charset=utf-8"
+    response.headers["Content-Disposition"] = 'attachment; filename="run.csv"'
     return response
 
 
