@@ -82,10 +82,18 @@
     if (target && $("guide")) clicks[target.id]();
   });
 
+  // The answer replaces the panels after the request: move on (or outline the panel again) once it has.
+  var done = null;
   document.addEventListener("htmx:afterRequest", function (event) {
-    if (!isOpen() || !event.detail.successful) return;
+    done = isOpen() && event.detail.successful ? doneBy(event.detail.elt) : null;
+  });
+
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!isOpen()) return;
     var wanted = hints()[index].getAttribute("data-done");
-    if (wanted && wanted === doneBy(event.detail.elt)) next();
+    if (wanted && wanted === done) { done = null; next(); return; }
+    var target = $(hints()[index].getAttribute("data-target"));
+    if (target) target.classList.add("guide-target");
   });
 
   document.addEventListener("DOMContentLoaded", function () {
