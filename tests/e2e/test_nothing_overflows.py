@@ -32,6 +32,10 @@ OVERFLOWS = """() => {
     if (!inside(textBox(cell), cell.getBoundingClientRect())) {
       problems.push("cell '" + cell.textContent.trim() + "' spills out");
     }
+    const scroller = cell.closest(".present .table-scroll");  // a projector cannot scroll sideways; a phone can
+    if (scroller && !inside(cell.getBoundingClientRect(), scroller.getBoundingClientRect())) {
+      problems.push("cell '" + cell.textContent.trim() + "' is cut off by the table's frame");
+    }
   });
   document.querySelectorAll("svg.bar-chart").forEach((svg) => {
     const box = svg.getBoundingClientRect();
@@ -62,6 +66,8 @@ OVERFLOWS = """() => {
 }"""
 
 SCREENS = {
+    "beyond": {"temperature": "1.5", "seed": "0", "present": "1", "model": "austen-bigram",
+               "prompt": "It is a truth universally acknowledged"},
     "greedy": {"temperature": "0", "present": "1"},
     "greedy-top-k": {"temperature": "0", "top_k": "3", "present": "1"},
     "top-k": {"temperature": "1.3", "top_k": "3", "present": "1"},
@@ -78,17 +84,17 @@ def overflows(page: Page) -> list[str]:
 @pytest.mark.browser_context_args(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
 @pytest.mark.parametrize("name", list(SCREENS))
 def test_presenter_mode_keeps_every_text_in_its_place(page: Page, expected_ids, name, save_screenshot: Callable):
-    ids = expected_ids * 4 if name == "long-text" else expected_ids
+    ids = {"long-text": expected_ids * 4, "beyond": [2825]}.get(name, expected_ids)  # 2825: rank 2,827 at T = 1.5
     page.goto(state_url(ids, **SCREENS[name]))
     assert overflows(page) == []
     save_screenshot(page, f"presenter-{name}")
 
 
 @pytest.mark.browser_context_args(viewport=PHONE, reduced_motion="reduce", is_mobile=True, has_touch=True)
-@pytest.mark.parametrize("name", ["greedy", "greedy-top-k", "top-k"])
+@pytest.mark.parametrize("name", ["greedy", "greedy-top-k", "top-k", "beyond"])
 def test_a_phone_keeps_every_text_in_its_place(page: Page, expected_ids, name, save_screenshot: Callable):
     params = {k: v for k, v in SCREENS[name].items() if k != "present"}
-    page.goto(state_url(expected_ids, **params))
+    page.goto(state_url([2825] if name == "beyond" else expected_ids, **params))
     assert overflows(page) == []
     save_screenshot(page, f"phone-{name}")
 

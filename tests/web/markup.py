@@ -150,13 +150,21 @@ def span(lo: float | None, hi: float | None, digits: int = 3, width: float | Non
 
 
 def digits(step: dict, taken: bool) -> int:
-    """The digits the page gives ranges and r: the fewest from 3 to 4 that keep every shown range
-    (kept rows, the rest's pieces and, once taken, r up to the end of its range) from reading empty."""
+    """The digits the page gives ranges: the fewest from 3 to 4 that keep every shown range (kept rows,
+    the rest's pieces) from reading empty."""
     spans = [(row["lo"], row["hi"]) for row in step["rows"] if row["kept"]] + [tuple(p) for p in step["rest"]["ranges"]]
-    if taken:
-        spans.append((step["r"], step["chosen"]["hi"]))
     wide = [(lo, hi) for lo, hi in spans if hi - lo >= 1e-4]  # narrower ones show their width
     return next((d for d in range(3, 5) if all(f"{lo:.{d}f}" != f"{hi:.{d}f}" for lo, hi in wide)), 4)
+
+
+def pick_digits(step: dict) -> int:
+    """The digits of the pick sentence: the table's, or more (up to 8) until r reads inside its range."""
+    chosen = step["chosen"]
+    for d in range(digits(step, True), 9):
+        lo, hi, r = (f"{x:.{d}f}" for x in (chosen["lo"], chosen["hi"], step["r"]))
+        if lo <= r < hi:
+            return d
+    return 8
 
 
 @dataclass(frozen=True)
@@ -207,7 +215,7 @@ def rest_row(doc: Element) -> dict[str, str]:
     return {
         "label": " ".join(tr.find("th").text().split()),
         "prob": tr.find("td", "num").text().strip(),
-        "range": tr.find("td", "range").text().strip(),
+        "range": " ".join(" ".join(tr.find("td", "range").text().split()).replace(")and ", ") and ").split()),
     }
 
 

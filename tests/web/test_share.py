@@ -118,7 +118,7 @@ def test_on_127_0_0_1_the_share_panel_warns_phones_cannot_open_the_link(client, 
     text = " ".join(warning.text().split())
     assert "Phones cannot open this link yet" in text and "127.0.0.1" in text
     assert "token-by-token --host 0.0.0.0" in [c.text() for c in warning.find_all("code")]
-    assert "Students then type http://192.168.1.20:8000/" in text
+    assert "Students then type http://192.168.1.20:8000/" in text and "restart the server with" in text
     other_port = parse(client.get(url("/", **BASE), headers={"Host": "localhost:8123"}).data).by_id("loopback-warning")
     assert "token-by-token --host 0.0.0.0 --port 8123" in [c.text() for c in other_port.find_all("code")]
 

@@ -9,7 +9,7 @@ import pytest
 
 from webapp.inference import Row
 
-from .markup import digits, label, logits_rows, num, parse, pct, pick_sentence, rest_row, span
+from .markup import digits, label, logits_rows, num, parse, pct, pick_digits, pick_sentence, rest_row, span
 
 ROW_FIELDS = {"rank", "id", "token", "logit", "scaled", "prob", "kept", "lo", "hi"}
 TOP_FIELDS = {
@@ -131,7 +131,7 @@ def test_pick_sentence_is_the_twins_r_and_range(state):
         assert "data-r" not in bar.attrs
         return
     chosen = step["chosen"]
-    d = digits(step, True)
+    d = pick_digits(step)
     wanted_span = span(chosen["lo"], chosen["hi"], d, chosen["prob_kept"])
     assert sentence == (f"{step['r']:.{d}f}", wanted_span, label(chosen["token"]))
     assert chosen["lo"] <= step["r"] < chosen["hi"]

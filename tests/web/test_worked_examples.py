@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 
-from .markup import Element, digits, label, logits_rows, num, parse, pct, words
+from .markup import Element, digits, label, logits_rows, num, parse, pct, pick_digits, words
 from .models import BIGRAM_MODEL, TRANSFORMER, bigram
 
 MINUS = "\N{MINUS SIGN}"
@@ -239,6 +239,7 @@ def test_sampling_writes_out_the_first_three_ranges_and_where_r_lands(state):
     r, chosen = step["r"], step["chosen"]
     assert np.random.default_rng([step["seed"], step["step"]]).random() == r  # the r the page names
     assert chosen["lo"] <= r < chosen["hi"]
+    d = pick_digits(step)
     assert (
         f"r = {r:.{d}f} ({rng}). It is at least {chosen['lo']:.{d}f} and below {chosen['hi']:.{d}f}, "
         f"so it lands in the range of '{label(chosen['token'])}'"

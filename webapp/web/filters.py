@@ -50,6 +50,19 @@ def range_digits(spans: Iterable[tuple[float, float]], least: int = LEAST_DIGITS
     return most
 
 
+PICK_MOST_DIGITS = 8
+
+
+def pick_digits(r: float, lo: float, hi: float, least: int = LEAST_DIGITS, most: int = PICK_MOST_DIGITS) -> int:
+    """The fewest digits, from least, that show r inside its range: 'r = 0.6370 falls in [0.6369, 0.6370)'
+    reads wrong, so (0.63697, 0.63690, 0.63700, 4) -> 5: 'r = 0.63697 falls in [0.63690, 0.63700)'."""
+    for digits in range(least, most + 1):
+        low, high, at = (f"{x:.{digits}f}" for x in (lo, hi, r))
+        if low <= at < high:  # same-length decimals compare as numbers
+            return digits
+    return most
+
+
 def span(lo: float | None, hi: float | None, digits: int = LEAST_DIGITS, width: float | None = None) -> str:
     """A range as '[0.620, 0.910)'; one too narrow for `digits` as its start plus its width; no range: '—'.
 

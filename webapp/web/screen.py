@@ -10,7 +10,7 @@ from ..inference import LanguageModel, Row, StepResult, get_model, run_step
 from ..inference.derived import explain
 from ..inference.derived.compare import Comparison, at_temperatures
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
-from .filters import range_digits
+from .filters import pick_digits, range_digits
 from .labels import token_labels
 from .state import FORCED, State
 
@@ -173,12 +173,22 @@ class Screen:
 
     @cached_property
     def digits(self) -> int:
-        """Digits for every range and r on screen: enough that no shown range reads empty (filters.range_digits)."""
+        """Digits for every range on screen: enough that no shown range reads empty (filters.range_digits)."""
         result = self.result
         spans = [(row.lo, row.hi) for row in result.rows if row.kept] + list(result.rest.ranges)
-        if self.taken:
-            spans.append((result.r, result.chosen.hi))  # r reads below the end of its range
         return range_digits(spans)
+
+    @cached_property
+    def pick_digits(self) -> int:
+        """Digits for the pick sentence: the table's, or more until r reads inside its range (filters.pick_digits)."""
+        chosen = self.result.chosen
+        return pick_digits(self.result.r, chosen.lo, chosen.hi, self.digits) if self.taken else self.digits
+
+    @property
+    def widest_rest_piece(self) -> int | None:
+        """Which piece of the rest's range the range bar labels ('4,979 others'): the widest, once."""
+        pieces = self.result.rest.ranges
+        return max(range(len(pieces)), key=lambda i: pieces[i][1] - pieces[i][0]) if pieces else None
 
     def rest_parts(self) -> list[tuple[int, str]]:
         """How the tokens under the table divide, for the footer: [(12, 'cut'), (4,968, 'at p = 0')], kept left out."""
