@@ -22,8 +22,7 @@ def fresh(app, tmp_path, monkeypatch):
     monkeypatch.setitem(SOURCES, NAME, SOURCES["smollm2-135m"])
     bigram = app.extensions["models"][BIGRAM_MODEL]
     models = {BIGRAM_MODEL: bigram, **{n: m for n, m in app.extensions["models"].items() if n in SOURCES}}
-    fresh = create_app({"TESTING": True, "MODELS": models, "USER_MODELS_DIR": tmp_path,
-                        "RESPONSE_CACHE_BYTES": 0})
+    fresh = create_app({"TESTING": True, "MODELS": models, "USER_MODELS_DIR": tmp_path})
     return fresh, tmp_path
 
 
@@ -55,13 +54,19 @@ def test_a_link_to_a_model_not_fetched_says_how_to_get_it(fresh):
     assert f"does not have the model {NAME} yet" in text and f"run token-by-token fetch-model {NAME}" in text
 
 
+def menu(response) -> list[str]:
+    return [option.attrs["value"] for option in parse(response.data).by_id("model").find_all("option")]
+
+
 def test_a_fetched_model_is_picked_up_without_a_restart(fresh):
     app, folder = fresh
     client = app.test_client()
     assert client.get(f"/?model={NAME}").status_code == 400
+    before = client.get(f"/?model={BIGRAM_MODEL}")  # a page the response cache keeps
+    assert NAME not in menu(before)
     fetch_tiny(folder)
+    assert NAME in menu(client.get(f"/?model={BIGRAM_MODEL}")), "the reloaded page is not the one kept before"
     response = client.get(f"/?model={NAME}&prompt=the")
     assert response.status_code == 200
-    menu = parse(response.data).by_id("model")
-    assert NAME in [option.attrs["value"] for option in menu.find_all("option")]
+    assert NAME in menu(response)
     assert parse(response.data).find("p", "more-models") is None or fetch_command(NAME) not in response.text

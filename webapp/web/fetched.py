@@ -1,10 +1,11 @@
 """Models fetched while the server runs: picked up by the next page, without a restart.
 
-`token-by-token fetch-model smollm2-135m` writes the model into the user's model folder. Each server
-process looks there for the models it offers to fetch (fetch.fetchable) whenever it lists the models
-or is asked for one it does not have, and loads each once (the folder: app.config["USER_MODELS_DIR"],
-else user_models_dir()). The models dictionary is replaced, never changed in place, so a request
-that is reading it meanwhile keeps a whole one.
+`token-by-token fetch-model smollm2-135m` writes the model into the user's model folder (the folder:
+app.config["USER_MODELS_DIR"], else user_models_dir()). Before every request, ahead of the response
+cache, each server process looks there (a stat per model) for the models it offers to fetch
+(fetch.fetchable), loads each once, and then forgets the answers it kept, as their model menus are
+out of date. The models dictionary is replaced, never changed in place, so a request that is
+reading it meanwhile keeps a whole one.
 """
 
 from __future__ import annotations
@@ -44,6 +45,13 @@ def pick_up(app: Flask) -> None:
                 app.logger.warning("could not load the fetched model in %s yet", folder / name)
                 continue
             app.extensions["models"] = {**app.extensions["models"], model.name: model}
+            if "response_cache" in app.extensions:
+                app.extensions["response_cache"].clear()  # every kept page has the old model menu
+
+
+def register(app: Flask) -> None:
+    """Look for fetched models before each request, ahead of the response cache (register this first)."""
+    app.before_request(lambda: pick_up(app))
 
 
 def not_here(name: str, error: UnknownModel) -> InvalidInput | UnknownModel:

@@ -41,22 +41,17 @@ def models():
 @bp.app_context_processor
 def model_menu():
     """The models to choose from, and the commands that would fetch more (see fetched.py)."""
-    fetched.pick_up(current_app)
     return {"models_list": list(models().values()), "fetch_commands": list(map(fetch_command, fetchable(models()))),
             "max_temperature": MAX_TEMPERATURE}
 
 
 def read_state() -> State:
-    """The request's state; a model named but not here is looked for among those fetched since start-up."""
+    """The request's state; a link to a model this server does not have says how to get it."""
     default = current_app.config["DEFAULT_MODEL"]
     try:
         return parse_state(request.args, models(), default)
-    except UnknownModel as e:
-        fetched.pick_up(current_app)
-        try:
-            return parse_state(request.args, models(), default)
-        except UnknownModel:
-            raise fetched.not_here(model_name(request.args, default), e) from None
+    except UnknownModel as e:  # fetched.register has already looked for one fetched meanwhile
+        raise fetched.not_here(model_name(request.args, default), e) from None
 
 
 def is_htmx() -> bool:
