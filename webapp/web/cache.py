@@ -64,6 +64,12 @@ class ResponseCache:
             self.hits += 1
             return kept
 
+    def clear(self) -> None:
+        """Forget every answer: the screens changed (a model was added while the server runs)."""
+        with self._lock:
+            self._items.clear()
+            self.bytes = 0
+
     def put(self, key: tuple, kept: Kept) -> None:
         if kept.size > self.max_bytes // 8:  # one huge answer must not flush everything else
             return
