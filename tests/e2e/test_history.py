@@ -24,8 +24,8 @@ def test_settings_replace_the_entry_and_steps_add_one(page: Page) -> None:
     for value in ("0.5", "0.8", "1.2", "1.5"):
         slider.fill(value)
         expect_url_param(page, "temperature", value)
-    page.get_by_label("Top-k").fill("12")
-    page.get_by_label("Top-k").press("Tab")
+    page.get_by_label("Top-k", exact=True).fill("12")
+    page.get_by_label("Top-k", exact=True).press("Tab")
     expect_url_param(page, "top_k", "12")
     assert entries(page) == first + 2, "moving a setting only replaces the current entry"
     expect_url_ids(page, ids)

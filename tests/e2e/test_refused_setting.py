@@ -11,7 +11,7 @@ from stepping import START
 def test_a_refused_value_leaves_the_field_at_the_value_in_use(page: Page) -> None:
     page.goto(START)
     click_step(page, 0)
-    top_k = page.get_by_label("Top-k")
+    top_k = page.get_by_label("Top-k", exact=True)
     top_k.fill("5")
     top_k.press("Tab")
     expect_url_param(page, "top_k", "5")
