@@ -19,6 +19,7 @@ from ..inference.step import FORCED, MAX_PROMPT_CHARS, MAX_TOKENS, SEEDED
 DEFAULT_PROMPT = "It is a truth universally acknowledged, that a single man"
 DEFAULT_SEED = 1
 MAX_TEMPERATURE = 5.0
+MAX_TOP_K = 1_000_000  # beyond any vocabulary: a larger top-k cuts nothing more, and would not fit a float
 MAX_QUERY_CHARS = 100  # a vocabulary search
 
 QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unescaped in a query string
@@ -180,7 +181,10 @@ def parse_settings(args: Mapping[str, str]) -> Settings:
     temperature = _number(args, "temperature", float, 1.0)
     if not 0 <= temperature <= MAX_TEMPERATURE:
         raise InvalidInput(f"temperature must be from 0 to {MAX_TEMPERATURE:g}, not {temperature:g}")
-    return Settings(temperature=temperature, top_k=_number(args, "top_k", int, None),
+    top_k = _number(args, "top_k", int, None)
+    if top_k is not None and not 1 <= top_k <= MAX_TOP_K:
+        raise InvalidInput(f"top-k must be a whole number from 1 to {MAX_TOP_K:,}, not {str(top_k)[:20]}")
+    return Settings(temperature=temperature, top_k=top_k,
                     top_p=_number(args, "top_p", float, None), min_p=_number(args, "min_p", float, None),
                     seed=_number(args, "seed", int, DEFAULT_SEED))
 
