@@ -29,7 +29,7 @@ def cache(app) -> ResponseCache:
 
 
 def answer(response) -> tuple:
-    headers = {k: v for k, v in response.headers.items() if k != "Date"}
+    headers = {k: v for k, v in response.headers.items() if k not in ("Date", "Server-Timing")}
     return response.status_code, headers, response.get_data()
 
 

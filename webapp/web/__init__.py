@@ -8,7 +8,7 @@ from flask import Flask
 
 from ..inference.machinery.registry import DEFAULT_MODEL
 from ..inference.machinery.user_models import load_available
-from . import api, cache, compress, errors, filters, security, views
+from . import api, budget, cache, compress, errors, filters, security, views
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -34,7 +34,9 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.setdefault("DEFAULT_MODEL", DEFAULT_MODEL if DEFAULT_MODEL in models else next(iter(models)))
     filters.register(app)
     errors.register(app)
+    budget.time_requests(app)  # first: its Server-Timing goes on after the cache has kept the answer
     cache.register(app)  # before compress and security: it keeps the answer as they leave it
+    budget.register(app)  # after the cache: an answer from the cache costs nothing
     compress.register(app)
     security.register(app)
     app.register_blueprint(views.bp)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Callable
 from dataclasses import asdict
 
+from ..machinery import cost
 from ..model import LanguageModel
-from ..step import FORCED, Settings, StepResult, run_step, text_of
+from ..step import FORCED, Settings, StepResult, encode_prompt, run_step, text_of
 
 
 def _row(row) -> dict:
@@ -58,14 +60,25 @@ def step_to_dict(model: LanguageModel, result: StepResult, full: bool = False) -
     return out
 
 
-def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = 10) -> dict:
+def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = 10,
+                  seconds: float | None = None, check: Callable[[], None] | None = None) -> dict:
     """Every generated token's step: settings, r, the pick, the token in the text, the top rows.
 
     sources[i] is SEEDED (picked by the seeded r), FORCED (chosen by hand) or a float (an r typed in).
-    Every step is recomputed with today's settings, as the screen does.
+    Every step is recomputed with today's settings, as the screen does; each reuses the keys and
+    values of the one before (the KV cache), so a step runs its new position, not its whole context.
+    `seconds` bounds the estimated work (machinery/cost.py): the steps after the last that fits are
+    left out, and the trace says how many ("complete": false). `check` is called before each step
+    and may raise to stop (a deadline).
     """
+    n_fit = len(ids)
+    if seconds is not None:
+        works = cost.steps_work(model, len(encode_prompt(model, prompt)), len(ids))
+        n_fit = cost.affordable_steps(works, seconds)
     steps = []
-    for i, token in enumerate(ids):
+    for i, token in enumerate(ids[:n_fit]):
+        if check is not None:
+            check()
         given = None if isinstance(sources[i], str) else float(sources[i])
         result = run_step(model, prompt, ids[:i], settings, r=given, n_rows=n_rows)
         steps.append({
@@ -74,8 +87,14 @@ def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Set
             "pick": _row(result.chosen), "token_in_text": _row(result.row_of(token)),
             "forced": sources[i] == FORCED, "rows": [_row(row) for row in result.rows], "rest": asdict(result.rest),
         })
-    return {"model": model.name, "prompt": prompt, "generated": list(ids),
-            "text": text_of(model, prompt, list(ids)), "steps": steps}
+    trace = {"model": model.name, "prompt": prompt, "generated": list(ids),
+             "text": text_of(model, prompt, list(ids)), "steps": steps, "complete": n_fit == len(ids)}
+    if n_fit < len(ids):
+        trace["steps_left_out"] = len(ids) - n_fit
+        trace["note"] = (f"Steps {n_fit} to {len(ids) - 1} are left out: recomputing them would take more than "
+                         f"the {cost.describe(seconds)} of computing one request may use on the server. "
+                         "`python -m webapp trace` prints every step in a terminal.")
+    return trace
 
 
 CSV_COLUMNS = ("rank", "token", "id", "logit", "scaled", "prob", "prob_t1", "kept", "prob_kept", "lo", "hi")
