@@ -77,7 +77,7 @@ def request_work(endpoint: str, budget: Budget) -> tuple[cost.Work, str] | None:
         return None  # a redirect to the new state's page, which is charged when it is asked for
     models = current_app.extensions["models"]
     try:
-        state = parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
+        state = g.get("checked_state") or parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
         model = get_model(models, state.model)
         prompt_ids = [t.id for t in encode_prompt(model, state.prompt)]
     except InferenceError:
@@ -87,7 +87,9 @@ def request_work(endpoint: str, budget: Budget) -> tuple[cost.Work, str] | None:
         total = sum((w for w in works), cost.Work())
         return cost.Work(total.positions, total.passes, min(total.seconds, budget.seconds)), "export"
     ids = [*prompt_ids, *context_ids(endpoint, state)]
-    work = cost.step_work(model, ids, cost.cached_positions(model, ids))
+    work = cost.step_work(model, ids)
+    if work.seconds > budget.heavy_seconds:  # worth asking what the KV cache holds
+        work = cost.step_work(model, ids, cost.cached_positions(model, ids))
     return work, f"{work.positions:,} position{'' if work.positions == 1 else 's'} of {model.name}"
 
 

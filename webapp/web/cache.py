@@ -107,6 +107,7 @@ def canonical_query(endpoint: str) -> str | None:
             state = parse_state(args, current_app.extensions["models"], current_app.config["DEFAULT_MODEL"])
         except InferenceError:
             return None
+        g.checked_state = state  # for the work budget (budget.py), which reads it next
         parts.append(state.query_string())
     for name in STATE_ENDPOINTS.get(endpoint) or OTHER_ENDPOINTS.get(endpoint, ()):
         if name in args:
