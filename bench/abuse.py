@@ -208,13 +208,13 @@ def run_attacks(port: int, pid: int, opts) -> list[Outcome]:
                       [export(heavy, seed) for seed in range(4)], 4))
     out.append(attack("1. export of 1,021 ids, austen-transformer, 4 at once", port,
                       [export("austen-transformer", 10 + seed) for seed in range(4)], 4))
-    prompt = " ".join(["the"] * 1022)
-    out.append(attack(f"1. page and /api/step with a 1,022-token prompt, {heavy}", port,
+    prompt = " ".join(["the"] * 1020)
+    out.append(attack(f"1. page and /api/step with a 1,020-token prompt, {heavy}", port,
                       [lambda p=path: get(port, state_url(p, model=heavy, prompt=prompt))
                        for path in ("/", "/api/step", "/step", "/", "/api/step", "/step")], 3))
     out.append(attack(f"1. the same heavy export again with &x=N, {heavy}, 8 times", port,
                       [export(heavy, 1, f"&x={n}") for n in range(8)], 4))
-    fat = state_url("/", model="austen-transformer", prompt="€" * 1990 + " a", ids=some_ids(1020, 2))
+    fat = state_url("/", model="austen-transformer", prompt="中" * 1990 + " a", ids=some_ids(1020, 2))
     out.append(attack("5. a 23 KB request: 1,020 ids and a long prompt, page", port, [lambda: get(port, fat)], 1,
                       note=f"request {len(fat) / 1024:.0f} KB"))
     zeros = "1" + "0" * 309

@@ -129,7 +129,8 @@ def time_requests(app: Flask) -> None:
 
 def register(app: Flask) -> None:
     """Charge each request that computes before its view runs. Register after the cache."""
-    slots = threading.BoundedSemaphore(int(app.config.get("HEAVY_REQUESTS", HEAVY_REQUESTS)))
+    slots = app.extensions["heavy_slots"] = threading.BoundedSemaphore(int(app.config.get("HEAVY_REQUESTS",
+                                                                                         HEAVY_REQUESTS)))
     budget = app.extensions["budget"] = Budget(
         seconds=float(app.config.get("WORK_BUDGET_SECONDS", WORK_BUDGET_SECONDS)),
         heavy_seconds=float(app.config.get("HEAVY_SECONDS", HEAVY_SECONDS)),

@@ -100,6 +100,19 @@ def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Set
 CSV_COLUMNS = ("rank", "token", "id", "logit", "scaled", "prob", "prob_t1", "kept", "prob_kept", "lo", "hi")
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run such a cell as a formula
+
+
+def _cell(value):
+    """A CSV cell: text that a spreadsheet would read as a formula gets a leading apostrophe.
+
+    "=1+1" -> "'=1+1", "-" -> "'-", "hello" -> "hello"; numbers stay numbers (-3.2 -> -3.2).
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def rows_to_csv(result: StepResult) -> str:
     """The step's logits table as CSV, with a last line for the rest of the vocabulary."""
     out = io.StringIO()
@@ -107,7 +120,7 @@ def rows_to_csv(result: StepResult) -> str:
     writer.writerow(CSV_COLUMNS)
     for row in result.rows:
         d = _row(row)
-        writer.writerow(["" if d[c] is None else d[c] for c in CSV_COLUMNS])
+        writer.writerow(["" if d[c] is None else _cell(d[c]) for c in CSV_COLUMNS])
     rest = result.rest
     writer.writerow(["", f"{rest.count} other tokens", "", "", "", rest.prob, "", rest.kept_count, rest.prob_kept,
                      "" if rest.lo is None else rest.lo, "" if rest.hi is None else rest.hi])
