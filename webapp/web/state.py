@@ -182,8 +182,8 @@ def parse_settings(args: Mapping[str, str]) -> Settings:
     if not 0 <= temperature <= MAX_TEMPERATURE:
         raise InvalidInput(f"temperature must be from 0 to {MAX_TEMPERATURE:g}, not {temperature:g}")
     top_k = _number(args, "top_k", int, None)
-    if top_k is not None and not 1 <= top_k <= MAX_TOP_K:
-        raise InvalidInput(f"top-k must be a whole number from 1 to {MAX_TOP_K:,}, not {str(top_k)[:20]}")
+    if top_k is not None and top_k > MAX_TOP_K:
+        raise InvalidInput(f"top-k must be at most {MAX_TOP_K:,}, not {str(top_k)[:20]}…")
     return Settings(temperature=temperature, top_k=top_k,
                     top_p=_number(args, "top_p", float, None), min_p=_number(args, "min_p", float, None),
                     seed=_number(args, "seed", int, DEFAULT_SEED))
