@@ -208,9 +208,9 @@ def run_attacks(port: int, pid: int, opts) -> list[Outcome]:
                       [export(heavy, seed) for seed in range(4)], 4))
     out.append(attack("1. export of 1,021 ids, austen-transformer, 4 at once", port,
                       [export("austen-transformer", 10 + seed) for seed in range(4)], 4))
-    prompt = " ".join(["the"] * 1020)
-    out.append(attack(f"1. page and /api/step with a 1,020-token prompt, {heavy}", port,
-                      [lambda p=path: get(port, state_url(p, model=heavy, prompt=prompt))
+    long_state = {"model": heavy, "prompt": "Q", "ids": some_ids(1021, 3)}  # 1,022 tokens of context
+    out.append(attack(f"1. page, Step and /api/step after 1,022 tokens, {heavy}", port,
+                      [lambda p=path: get(port, state_url(p, **long_state))
                        for path in ("/", "/api/step", "/step", "/", "/api/step", "/step")], 3))
     out.append(attack(f"1. the same heavy export again with &x=N, {heavy}, 8 times", port,
                       [export(heavy, 1, f"&x={n}") for n in range(8)], 4))

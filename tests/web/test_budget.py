@@ -97,3 +97,13 @@ def test_affordable_steps_counts_what_fits():
     assert cost.affordable_steps(works, 1.0) == 2
     assert cost.affordable_steps(works, 2.0) == 3
     assert cost.affordable_steps([], 1.0) == 0
+
+
+def test_an_export_past_its_deadline_stops_there_and_is_not_kept(app):
+    late = create_app({"TESTING": True, "MODELS": app.extensions["models"], "HEAVY_SECONDS": 0.0,
+                       "DEADLINE_SECONDS": 0.0})
+    client, cache = late.test_client(), late.extensions["response_cache"]
+    trace = json.loads(client.get(url("/export.json", ids="5,6,7")).get_data())
+    assert not trace["complete"] and trace["steps"] == [] and trace["steps_left_out"] == 3
+    assert len(cache) == 0, "a cut answer is not kept: the next request may get all of it"
+    assert json.loads(client.get(url("/export.json", ids="5,6")).get_data())["steps"] == []

@@ -8,8 +8,8 @@ Before a view runs a forward pass, the work it will do is estimated from the sta
   is not refused: it stops at the last step that fits and says so (derived/export.py);
 - beyond HEAVY_SECONDS it is heavy: at most HEAVY_REQUESTS of those run at once in a process, and
   one more gets a 503 with Retry-After at once, so a thread is always left for cheap requests
-  (a cached screen, /healthz); a heavy request must also finish its steps by DEADLINE_SECONDS
-  after it started (an export checks between steps), else it ends with a 503.
+  (a cached screen, /healthz); a heavy request also has a deadline, DEADLINE_SECONDS of wall-clock
+  time after it started: an export stops there and says which steps it left out.
 
 Every answer says its time on the server in a Server-Timing header (wall and CPU milliseconds), which
 bench/abuse.py reads. Answers from the cache (cache.py) are looked up first and cost nothing here.
@@ -31,7 +31,7 @@ from .state import State, parse_state
 WORK_BUDGET_SECONDS = 1.0  # estimated; the estimate is on the slow side, so a request takes less
 HEAVY_SECONDS = 0.05  # a Step of the bundled models is a few milliseconds; one of SmolLM2 is heavy
 HEAVY_REQUESTS = 1  # per process: one process computes on one core at a time anyway
-DEADLINE_SECONDS = 5.0
+DEADLINE_SECONDS = 1.5  # wall-clock: on a busy machine the same work takes longer
 RETRY_AFTER_SECONDS = 2
 
 # Views that run forward passes, and which ids each one's pass reads after the prompt's.
@@ -100,11 +100,14 @@ def refuse(work: cost.Work, what: str, budget: Budget) -> None:
         "or choose a smaller model."))
 
 
-def check_deadline() -> None:
-    """Stop a heavy request that has run past its deadline (called between steps)."""
+def within_deadline() -> bool:
+    """Whether a heavy request may go on (asked between an export's steps). Once it may not, its answer
+    is cut short, and not kept by the cache: the same request on a quiet server gets all of it."""
     deadline = g.get("deadline")
     if deadline is not None and time.monotonic() > deadline:
-        abort(503, description="This took longer than the server allows for one request; try again in a moment.")
+        g.cut_short = True
+        return False
+    return True
 
 
 def budget_seconds() -> float:

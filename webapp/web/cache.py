@@ -159,6 +159,8 @@ def register(app: Flask) -> None:
     @app.after_request
     def keep(response: Response) -> Response:
         key = g.pop("cache_key", None)
+        if g.get("cut_short"):  # a deadline cut it: the same request may get all of it later
+            return response
         if key is not None and response.status_code in KEPT_STATUSES and not response.is_streamed:
             cache.put(key, Kept(response.status_code, list(response.headers.items()), response.get_data()))
         return response

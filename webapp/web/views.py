@@ -12,7 +12,7 @@ from ..fetch import fetchable
 from ..inference import get_model, run_step
 from ..inference.derived.export import rows_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
-from .budget import budget_seconds, check_deadline
+from .budget import budget_seconds, within_deadline
 from .screen import build_screen, n_rows
 from .state import FORCED, SEEDED, SHARE_SAFE, InvalidInput, State, parse_search, parse_state, parse_token
 
@@ -123,7 +123,7 @@ def export_json():
     """Download every step of the text so far as JSON."""
     state = read_state()
     trace = trace_to_dict(get_model(models(), state.model), state.prompt, state.ids, state.sources, state.settings,
-                          seconds=budget_seconds(), check=check_deadline)
+                          seconds=budget_seconds(), go_on=within_deadline)
     response = current_app.json.response(trace)
     response.headers["Content-Disposition"] = 'attachment; filename="trace.json"'
     return response

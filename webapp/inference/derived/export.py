@@ -61,15 +61,15 @@ def step_to_dict(model: LanguageModel, result: StepResult, full: bool = False) -
 
 
 def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = 10,
-                  seconds: float | None = None, check: Callable[[], None] | None = None) -> dict:
+                  seconds: float | None = None, go_on: Callable[[], bool] | None = None) -> dict:
     """Every generated token's step: settings, r, the pick, the token in the text, the top rows.
 
     sources[i] is SEEDED (picked by the seeded r), FORCED (chosen by hand) or a float (an r typed in).
     Every step is recomputed with today's settings, as the screen does; each reuses the keys and
     values of the one before (the KV cache), so a step runs its new position, not its whole context.
     `seconds` bounds the estimated work (machinery/cost.py): the steps after the last that fits are
-    left out, and the trace says how many ("complete": false). `check` is called before each step
-    and may raise to stop (a deadline).
+    left out, and the trace says how many ("complete": false). So are the steps after `go_on()`
+    says False (a deadline), asked before each step.
     """
     n_fit = len(ids)
     if seconds is not None:
@@ -77,8 +77,9 @@ def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Set
         n_fit = cost.affordable_steps(works, seconds)
     steps = []
     for i, token in enumerate(ids[:n_fit]):
-        if check is not None:
-            check()
+        if go_on is not None and not go_on():
+            n_fit = i
+            break
         given = None if isinstance(sources[i], str) else float(sources[i])
         result = run_step(model, prompt, ids[:i], settings, r=given, n_rows=n_rows)
         steps.append({
@@ -92,7 +93,7 @@ def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Set
     if n_fit < len(ids):
         trace["steps_left_out"] = len(ids) - n_fit
         trace["note"] = (f"Steps {n_fit} to {len(ids) - 1} are left out: recomputing them would take more than "
-                         f"the {cost.describe(seconds)} of computing one request may use on the server. "
+                         "the computing one request may use on the server. "
                          "`python -m webapp trace` prints every step in a terminal.")
     return trace
 
