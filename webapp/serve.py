@@ -1,4 +1,4 @@
-"""Serve the app: a waitress process per core, forked and watched by gunicorn (Linux, macOS), else one.
+"""Serve the app: gunicorn with one process per core (Linux, macOS), else one waitress process.
 
     python -m webapp --host 0.0.0.0                          # one process per core, 2 threads each
     python -m webapp --host 0.0.0.0 --workers 4 --threads 2  # gunicorn: 4 processes x 2 threads
@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from flask import Flask
 
-# Waitress reads a request's line and headers up to this size and refuses what is longer (431). The
-# app itself refuses a query string over MAX_QUERY_BYTES (64 KiB) with a sentence saying why, so the
-# server's bound is well beyond it: a too-long prompt gets the app's message, not the server's.
+# The servers read a request's line (waitress: line and headers) up to this size and refuse what is
+# longer. The app itself refuses a query string over MAX_QUERY_BYTES (64 KiB) with a sentence saying
+# why, so the servers' bound is well beyond it: a too-long prompt gets the app's message, not theirs.
 MAX_REQUEST_LINE_BYTES = 256 * 1024
 GUNICORN_THREADS = 2  # per process, when there are several
 WAITRESS_THREADS = 8  # in the one process: it also waits on slow connections
@@ -102,38 +102,45 @@ def serve(host: str, port: int, threads: int = WAITRESS_THREADS, workers: int = 
     return serve_waitress(app, host, port, options)
 
 
-def waitress_options(app: Flask, options: ServerOptions) -> dict:
-    """Waitress's settings, alone or in each gunicorn process: threads, size limits, the trusted proxy."""
+def serve_waitress(app: Flask, host: str, port: int, options: ServerOptions) -> int:
+    """Serve with one waitress process: its main loop reads each request whole before a thread sees it."""
+    from waitress import serve as waitress_serve
+
     proxy = {}
     if options.trusted_proxy:  # https in the share link and QR code when a TLS proxy says so; nothing else
         proxy = {"trusted_proxy": options.trusted_proxy, "trusted_proxy_headers": "x-forwarded-proto",
                  "clear_untrusted_proxy_headers": True}
-    return {"threads": options.threads, "max_request_header_size": MAX_REQUEST_LINE_BYTES,
-            "max_request_body_size": app.config["MAX_CONTENT_LENGTH"], **proxy}
-
-
-def serve_waitress(app: Flask, host: str, port: int, options: ServerOptions) -> int:
-    from waitress import serve as waitress_serve
-
-    waitress_serve(app, host=host, port=port, ident="token-by-token", **waitress_options(app, options))
+    waitress_serve(app, host=host, port=port, threads=options.threads, ident="token-by-token",
+                   max_request_header_size=MAX_REQUEST_LINE_BYTES,
+                   max_request_body_size=app.config["MAX_CONTENT_LENGTH"], **proxy)
     return 0
 
 
 def serve_gunicorn(app: Flask, host: str, port: int, options: ServerOptions) -> int:
-    """Run gunicorn's arbiter in this process: forked worker processes, each a waitress server.
+    """Run gunicorn's arbiter in this process: forked worker processes of several threads each.
 
-    gunicorn forks, watches and restarts the processes; waitress reads each request whole before a
-    thread sees it, so slow clients cannot hold the threads (waitress_worker.py).
+    Each process reads a request whole in its main loop before a thread sees it (buffered_worker.py),
+    so slow clients cannot hold the threads. From the trusted proxy, only X-Forwarded-Proto is
+    believed: not the other scheme headers gunicorn knows, and no SCRIPT_NAME or PATH_INFO, which
+    would change every link on a page.
     """
     from gunicorn.app.base import BaseApplication
+    from gunicorn.http import message
 
-    from .waitress_worker import WaitressWorker
-
-    WaitressWorker.waitress_options = waitress_options(app, options)  # read in the forked processes
+    # gunicorn caps limit_request_line at its MAX_REQUEST_LINE, 8,190 bytes: a state URL can be
+    # longer (a long prompt in a script of many bytes a character, and hundreds of ids). Raise the
+    # cap to the same bound waitress has; it is read when each request is parsed, in the workers
+    # forked from this process. tests/e2e/test_security.py sends a 100 KB prompt to check it.
+    message.MAX_REQUEST_LINE = max(message.MAX_REQUEST_LINE, MAX_REQUEST_LINE_BYTES)
     settings = {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": options.workers,
-        "worker_class": "webapp.waitress_worker.WaitressWorker",
+        "threads": options.threads,
+        "worker_class": "webapp.buffered_worker.BufferedThreadWorker",
+        "limit_request_line": MAX_REQUEST_LINE_BYTES,
+        "forwarded_allow_ips": options.trusted_proxy or "",  # gunicorn would trust 127.0.0.1 by default
+        "secure_scheme_headers": {"X-FORWARDED-PROTO": "https"},
+        "forwarder_headers": "",
         "proc_name": "token-by-token",
         "accesslog": None,
         "loglevel": "warning",

@@ -104,3 +104,26 @@ def test_slow_clients_do_not_keep_others_waiting(port, how):
     finally:
         for sock in slow:
             sock.close()
+
+
+HEAD = b"GET / HTTP/1.1\r\nHost: a\r\n"
+
+
+@pytest.mark.parametrize(("data", "complete"), [
+    (HEAD + b"\r\n", True),
+    (HEAD, False),
+    (b"GET / HT", False),
+    (HEAD + b"Content-Length: 5\r\n\r\nabc", False),
+    (HEAD + b"content-length: 5\r\n\r\nabcde", True),
+    (HEAD + b"Content-Length: 999999\r\n\r\n", None),  # beyond what is buffered: the app says 413
+    (HEAD + b"Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n", False),
+    (HEAD + b"Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n", False),
+    (HEAD + b"Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n", True),
+    (HEAD + b"Transfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n0\r\nX-Trailer: 1\r\n\r\n", True),
+    (HEAD + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n", True),  # not chunked framing: the parser refuses it
+    (b"GET /" + b"a" * 400_000, None),  # a request line past the limit: the parser refuses it
+])
+def test_a_request_goes_to_a_thread_once_it_is_whole(data, complete):
+    from webapp.buffered_worker import request_complete
+
+    assert request_complete(data) is complete

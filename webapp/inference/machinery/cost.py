@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -70,6 +71,7 @@ def _arrays(node) -> list[np.ndarray]:
     return [node] if isinstance(node, np.ndarray) else []
 
 
+@lru_cache(maxsize=32)  # models live as long as the app: their shapes are read once
 def shape_of(model: LanguageModel) -> Shape | None:
     """The model's size from its weights; None for a model with no layers (the bigram)."""
     params = getattr(model, "params", None)
