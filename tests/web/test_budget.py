@@ -107,3 +107,11 @@ def test_an_export_past_its_deadline_stops_there_and_is_not_kept(app):
     assert not trace["complete"] and trace["steps"] == [] and trace["steps_left_out"] == 3
     assert len(cache) == 0, "a cut answer is not kept: the next request may get all of it"
     assert json.loads(client.get(url("/export.json", ids="5,6")).get_data())["steps"] == []
+
+
+def test_reset_from_a_screen_over_the_budget_still_works(tight):
+    """Only what a request computes is charged: Reset reads the prompt alone, a redirect nothing."""
+    client = tight.test_client()
+    assert client.get(url("/reset", ids=IDS), headers=HTMX).status_code == 200
+    assert client.get(url("/back", ids=IDS)).status_code == 303
+    assert client.get(url("/back", ids=IDS), headers=HTMX).status_code == 422

@@ -43,6 +43,8 @@ EXPORT_ENDPOINT = "stepper.export_json"
 
 @dataclass(frozen=True)
 class Budget:
+    """The app's limits, from its config: WORK_BUDGET_SECONDS, HEAVY_SECONDS, DEADLINE_SECONDS."""
+
     seconds: float = WORK_BUDGET_SECONDS
     heavy_seconds: float = HEAVY_SECONDS
     deadline_seconds: float = DEADLINE_SECONDS
@@ -66,13 +68,11 @@ def context_ids(endpoint: str, state: State) -> tuple[int, ...]:
     return () if state.shown is None else ids[: state.shown]
 
 
-def is_htmx() -> bool:
-    return request.headers.get("HX-Request") == "true" and request.headers.get("HX-History-Restore-Request") != "true"
-
-
 def request_work(endpoint: str, budget: Budget) -> tuple[cost.Work, str] | None:
     """The work the view will do, and what it is in words; None if no forward pass (or the state is bad:
     the view will say why)."""
+    from .views import is_htmx  # views imports this module
+
     if endpoint in ACTION_ENDPOINTS and not is_htmx():
         return None  # a redirect to the new state's page, which is charged when it is asked for
     models = current_app.extensions["models"]
