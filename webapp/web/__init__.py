@@ -35,10 +35,11 @@ def create_app(config: dict | None = None) -> Flask:
     filters.register(app)
     errors.register(app)
     budget.time_requests(app)  # first: its Server-Timing goes on after the cache has kept the answer
+    security.check_requests(app)  # before the cache: a request refused is never answered from it
     cache.register(app)  # before compress and security: it keeps the answer as they leave it
-    budget.register(app)  # after the cache: an answer from the cache costs nothing
     compress.register(app)
     security.register(app)
+    budget.register(app)  # after the cache: an answer from it costs nothing
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
     return app

@@ -100,10 +100,7 @@ def canonical_query(endpoint: str) -> str | None:
     "?x=1&temperature=1&model=austen-bigram" and "?model=austen-bigram&temperature=1.0" -> the same;
     None when the state does not check out (the view will say why).
     """
-    try:
-        args = request.args
-    except UnicodeDecodeError:  # not UTF-8: security.py refuses it next, with a sentence
-        return None
+    args = request.args  # UTF-8 and within its size: security.check_requests ran first
     parts = []
     if endpoint in STATE_ENDPOINTS:
         try:

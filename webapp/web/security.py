@@ -65,12 +65,9 @@ def frame_options(frame_ancestors: str) -> str | None:
     return {"'self'": "SAMEORIGIN", "'none'": "DENY"}.get(frame_ancestors)
 
 
-def register(app: Flask) -> None:
-    """Check FRAME_ANCESTORS now (a bad value stops start-up), then guard every request and response."""
-    frame_ancestors = check_frame_ancestors(app.config["FRAME_ANCESTORS"])
-    headers = {"Content-Security-Policy": content_security_policy(frame_ancestors), **SECURITY_HEADERS}
-    if xfo := frame_options(frame_ancestors):
-        headers["X-Frame-Options"] = xfo
+def check_requests(app: Flask) -> None:
+    """Refuse a request whose body or address is too big, or whose address is not UTF-8, before anything
+    reads it. Register before the answer cache: such a request is never answered from it."""
 
     @app.before_request
     def check_the_request_size():
@@ -92,6 +89,15 @@ def register(app: Flask) -> None:
             check_prompt(request.args.get("prompt", ""))  # the usual culprit: say so, as reading the state would
             abort(414, description=f"the address is too long ({len(query):,} bytes; the limit is "
                                    f"{MAX_QUERY_BYTES:,}). Shorten the prompt or press Reset.")
+
+
+
+def register(app: Flask) -> None:
+    """Check FRAME_ANCESTORS now (a bad value stops start-up), then put the headers on every response."""
+    frame_ancestors = check_frame_ancestors(app.config["FRAME_ANCESTORS"])
+    headers = {"Content-Security-Policy": content_security_policy(frame_ancestors), **SECURITY_HEADERS}
+    if xfo := frame_options(frame_ancestors):
+        headers["X-Frame-Options"] = xfo
 
     @app.after_request
     def security_headers(response):

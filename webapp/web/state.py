@@ -19,7 +19,7 @@ from ..inference.step import FORCED, MAX_PROMPT_CHARS, MAX_TOKENS, SEEDED
 DEFAULT_PROMPT = "It is a truth universally acknowledged, that a single man"
 DEFAULT_SEED = 1
 MAX_TEMPERATURE = 5.0
-MAX_TOP_K = 1_000_000  # beyond any vocabulary: a larger top-k cuts nothing more, and would not fit a float
+MAX_TOP_K = 2**63 - 1  # far beyond any vocabulary (a larger top-k cuts nothing more), and fits a float
 MAX_QUERY_CHARS = 100  # a vocabulary search
 
 QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unescaped in a query string
