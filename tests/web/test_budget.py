@@ -115,3 +115,12 @@ def test_reset_from_a_screen_over_the_budget_still_works(tight):
     assert client.get(url("/reset", ids=IDS), headers=HTMX).status_code == 200
     assert client.get(url("/back", ids=IDS)).status_code == 303
     assert client.get(url("/back", ids=IDS), headers=HTMX).status_code == 422
+
+
+def test_what_the_kv_cache_holds_is_not_charged_again(app):
+    model = app.extensions["models"][MODEL]
+    ids = list(range(40, 100))  # 60 ids: one block of 32 kept, and a tail
+    model.logits(ids)
+    assert cost.cached_positions(model, ids) == len(ids), "these very logits are kept"
+    assert cost.cached_positions(model, [*ids, 7]) == 32, "the next step reuses the whole block"
+    assert cost.cached_positions(model, [1, 2, *ids]) == 0, "another text shares nothing"
