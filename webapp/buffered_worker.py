@@ -17,6 +17,7 @@ everything else (keep-alive, graceful shutdown, the threads) is gthread's own.
 from __future__ import annotations
 
 import contextlib
+import errno
 import re
 import selectors
 import time
@@ -33,43 +34,71 @@ _CONTENT_LENGTH = re.compile(rb"\r\ncontent-length:[ \t]*(\d+)[ \t]*(?=\r\n|$)",
 _CHUNKED = re.compile(rb"\r\ntransfer-encoding:[^\r\n]*chunked", re.IGNORECASE)
 
 
-def request_complete(data: bytes) -> bool | None:
-    """Whether data holds a whole request: True, False (more is coming), or None (more than we buffer).
+class RequestBuffer:
+    """The bytes of one request as they arrive, and whether they make a whole request yet.
 
-    b"GET / HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n" -> True; b"GET / HTTP/1.1\\r\\nHo" -> False;
-    a head with Content-Length: 5 and 3 bytes of body -> False; a chunked body up to "0\\r\\n\\r\\n" -> True.
+    Each call to feed() looks only at what is new (a client sending a byte at a time must not make
+    the main loop scan its buffer again and again): where the head ends, then the body by its
+    Content-Length, or chunk by chunk.
     """
-    end = data.find(b"\r\n\r\n")
-    if end < 0:
-        return None if len(data) > MAX_HEAD_BYTES else False
-    head, body = b"\r\n" + data[:end], data[end + 4 :]
-    if _CHUNKED.search(head):
-        return chunked_complete(body)
-    length = _CONTENT_LENGTH.search(head)
-    if length is None:
-        return True
-    if int(length.group(1)) > MAX_BODY_BYTES:
-        return None
-    return len(body) >= int(length.group(1))
 
+    def __init__(self):
+        self.data = bytearray()
+        self.head_end = -1  # where the body starts, once the blank line after the headers has come
+        self.length: int | None = None  # the body's Content-Length
+        self.chunked = False
+        self.next_chunk = 0  # where the next chunk's size line starts
+        self.trailers = -1  # where the trailers start, after the last chunk
 
-def chunked_complete(body: bytes) -> bool | None:
-    """Whether a chunked body has reached its last chunk and the blank line after its trailers."""
-    pos = 0
-    while True:
-        line_end = body.find(b"\r\n", pos)
-        if line_end < 0:
-            return None if len(body) > MAX_BODY_BYTES else False
-        try:
-            size = int(body[pos:line_end].split(b";", 1)[0].strip(), 16)
-        except ValueError:
-            return True  # not chunked framing: gunicorn's parser will say so
-        if size == 0:
-            trailers = body[line_end + 2 :]
-            return trailers.startswith(b"\r\n") or b"\r\n\r\n" in trailers
-        pos = line_end + 2 + size + 2
-        if pos > MAX_BODY_BYTES + 4096:
+    def feed(self, data: bytes) -> bool | None:
+        """Add data; True: the request is whole, False: more is coming, None: more than is buffered."""
+        scan_from = max(0, len(self.data) - 3)
+        self.data += data
+        if self.head_end < 0:
+            end = self.data.find(b"\r\n\r\n", scan_from)
+            if end < 0:
+                return None if len(self.data) > MAX_HEAD_BYTES else False
+            self.head_end = self.next_chunk = end + 4
+            head = b"\r\n" + bytes(self.data[:end])
+            self.chunked = _CHUNKED.search(head) is not None
+            length = _CONTENT_LENGTH.search(head)
+            self.length = int(length.group(1)) if length else None
+            scan_from = self.head_end
+        if len(self.data) - self.head_end > MAX_BODY_BYTES + 4096:
             return None
+        if self.chunked:
+            return self._chunks_complete(scan_from)
+        if self.length is None:
+            return True
+        return None if self.length > MAX_BODY_BYTES else len(self.data) - self.head_end >= self.length
+
+    def _chunks_complete(self, scan_from: int) -> bool:
+        data = self.data
+        while self.trailers < 0:
+            line_end = data.find(b"\r\n", self.next_chunk)
+            if line_end < 0:
+                return False
+            try:
+                size = int(bytes(data[self.next_chunk : line_end]).split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                return True  # not chunked framing: gunicorn's parser will say so
+            if size == 0:
+                self.trailers = scan_from = line_end + 2
+            else:
+                self.next_chunk = line_end + 2 + size + 2
+                if self.next_chunk > len(data):
+                    return False
+        if data.startswith(b"\r\n", self.trailers):
+            return True
+        return data.find(b"\r\n\r\n", max(self.trailers, scan_from - 3)) >= 0
+
+
+def request_complete(data: bytes) -> bool | None:
+    """Whether data holds a whole request: True, False (more is coming), or None (more than is buffered).
+
+    b"GET / HTTP/1.1\\r\\nHost: a\\r\\n\\r\\n" -> True; b"GET / HTTP/1.1\\r\\nHo" -> False.
+    """
+    return RequestBuffer().feed(data)
 
 
 class BufferedThreadWorker(ThreadWorker):
@@ -77,13 +106,15 @@ class BufferedThreadWorker(ThreadWorker):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.reading: dict[TConn, tuple[bytearray, float]] = {}
+        self.reading: dict[TConn, tuple[RequestBuffer, float]] = {}
 
     def accept(self, listener):
         try:
             client_sock, client_addr = listener.accept()
-        except OSError:  # another process took it (EAGAIN), or the client gave up
-            return
+        except OSError as e:  # another process took it, or the client gave up
+            if e.errno in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                return
+            raise
         self.nr_conns += 1
         self.read_request(TConn(self.cfg, client_sock, client_addr, listener.getsockname()))
 
@@ -95,7 +126,7 @@ class BufferedThreadWorker(ThreadWorker):
         self.read_request(conn)
 
     def read_request(self, conn: TConn) -> None:
-        self.reading[conn] = (bytearray(), time.monotonic() + READ_TIMEOUT)
+        self.reading[conn] = (RequestBuffer(), time.monotonic() + READ_TIMEOUT)
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_request_bytes, conn))
 
     def on_request_bytes(self, conn: TConn, _sock) -> None:
@@ -110,15 +141,14 @@ class BufferedThreadWorker(ThreadWorker):
         if not data:
             self.drop(conn)
             return
-        buffer += data
-        if request_complete(bytes(buffer)) is False:
+        if buffer.feed(data) is False:
             return
         self.poller.unregister(conn.sock)
         del self.reading[conn]
         if conn.parser is None:
             conn.parser = http.get_parser(self.cfg, conn.sock, conn.client)
         unreader = conn.parser.unreader
-        unreader.unread(unreader.take_buffered() + bytes(buffer))  # after anything read ahead before
+        unreader.unread(unreader.take_buffered() + bytes(buffer.data))  # after anything read ahead before
         conn.data_ready = True
         self.enqueue_req(conn)
 

@@ -17,6 +17,8 @@ from urllib.parse import urlencode
 
 import pytest
 
+from webapp.buffered_worker import RequestBuffer, request_complete
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 HOST = "127.0.0.1"
 PAGE = "/?" + urlencode({"prompt": "X", "model": "austen-bigram"})
@@ -109,7 +111,7 @@ def test_slow_clients_do_not_keep_others_waiting(port, how):
 HEAD = b"GET / HTTP/1.1\r\nHost: a\r\n"
 
 
-@pytest.mark.parametrize(("data", "complete"), [
+WHOLE = [pytest.param(data, complete) for data, complete in [
     (HEAD + b"\r\n", True),
     (HEAD, False),
     (b"GET / HT", False),
@@ -122,8 +124,17 @@ HEAD = b"GET / HTTP/1.1\r\nHost: a\r\n"
     (HEAD + b"Transfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n0\r\nX-Trailer: 1\r\n\r\n", True),
     (HEAD + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n", True),  # not chunked framing: the parser refuses it
     (b"GET /" + b"a" * 400_000, None),  # a request line past the limit: the parser refuses it
-])
-def test_a_request_goes_to_a_thread_once_it_is_whole(data, complete):
-    from webapp.buffered_worker import request_complete
+]]
 
+
+@pytest.mark.parametrize(("data", "complete"), WHOLE)
+def test_a_request_goes_to_a_thread_once_it_is_whole(data, complete):
     assert request_complete(data) is complete
+
+
+@pytest.mark.parametrize(("data", "complete"), [case.values for case in WHOLE if len(case.values[0]) < 1000])
+def test_a_request_sent_a_byte_at_a_time_is_whole_at_its_last_byte(data, complete):
+    buffer = RequestBuffer()
+    said = [buffer.feed(data[i : i + 1]) for i in range(len(data))]
+    assert said[-1] is complete
+    assert all(s is False for s in said[:-1]), "not whole before its last byte"
