@@ -12,13 +12,14 @@ overhead, a little per layer. So, in seconds on one core of the machines this pr
                                    + attention macs / MACS_PER_SECOND
 
 and a step adds its own work over the vocabulary (softmax, ranking, ranges): n_vocab x VOCAB_SECONDS.
-The constants are on the slow side of what bench/abuse.py measured (SmolLM2: 14 ms a position in a
-block, 55 to 60 ms for one alone; the Austen transformer: about 1.5 ms a call), so an estimate is an
-upper bound more often than not.
+The constants are on the slow side of what was measured on the project's 2-core machines (SmolLM2:
+14 ms a position in a block of them, 55 to 60 ms for one alone; the Austen transformer: 1.2 to
+1.6 ms a call, 15 ms for a cold window of 200 ids), so an estimate is an upper bound more often
+than not; the budget (webapp/web/budget.py) leaves room for a busy machine besides.
 
 Everything is read from what every model exposes: `params` (nested dicts and lists of arrays, with
-the layers under "blocks"), `embeddings`, `n_ctx`, `n_vocab`, and `context(ids)` for the window a pass reads. A
-model without `params` (the bigram: a row of counts) costs only its vocabulary work. What the KV
+the layers under "blocks"), `embeddings`, `n_ctx`, `n_vocab`, and `context(ids)` for the window a
+pass reads. A model without `params` (the bigram: a row of counts) costs only its vocabulary work. What the KV
 cache already holds is not run again: `cached_positions` asks the model (`model.cached_positions(ids)`
 where it has one, else its pool of caches), so stepping along a long text costs its new positions.
 """
