@@ -232,3 +232,13 @@ def test_a_huge_number_in_any_parameter_on_any_route_is_a_4xx(app, path, name, h
     response = send(app.test_client(), req)
     assert 400 <= response.status_code < 500, repr(req)
     assert problems(req, response) == [], repr(req)
+
+
+@pytest.mark.parametrize("path", ["/", "//step", "/api/step", "/healthz"])
+@pytest.mark.parametrize("raw", ["prompt=a\rb", "prompt=\n", "x=\x00", "prompt=a\x7f"])
+def test_a_raw_control_character_in_the_address_is_a_400(app, path, raw):
+    """Browsers escape them (%0D); raw, '//step' would be redirected with a Location no header may hold."""
+    req = FuzzRequest("GET", path, raw.encode())
+    response = send(app.test_client(), req)
+    assert response.status_code == 400
+    assert problems(req, response) == []

@@ -19,6 +19,7 @@ from .state import check_prompt
 # is refused (414, or 400 naming the prompt if that is what is too long). The server in front
 # refuses what is longer still: waitress answers 431 beyond 256 KiB of request line and headers.
 MAX_QUERY_BYTES = 64 * 1024
+_CONTROL_BYTES = re.compile(rb"[\x00-\x1f\x7f]")
 
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -84,6 +85,9 @@ def check_requests(app: Flask) -> None:
             query.decode("utf-8")
         except UnicodeDecodeError:
             abort(400, description="the address has characters that are not UTF-8 text; "
+                                   "type the prompt in the box instead of the address bar.")
+        if _CONTROL_BYTES.search(query):  # a browser sends them escaped (%0D); raw, a redirect could not carry them
+            abort(400, description="the address has control characters that are not escaped; "
                                    "type the prompt in the box instead of the address bar.")
         if len(query) > MAX_QUERY_BYTES:
             check_prompt(request.args.get("prompt", ""))  # the usual culprit: say so, as reading the state would
