@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parent.parent)]  # this tree's
 from load import HOST, ROOT, free_port, rss_mib, settle, wait_until_up  # noqa: E402
 
 TIMEOUT = 30.0
