@@ -12,7 +12,7 @@ MODEL = "austen-bigram"  # pinned: the counts, ids and Darcy's place are this mo
 PROMPT = "The girl saw a"
 SEED = "44"
 TEMPERATURE = "0.8"  # below 1, so the softmax example says how much sharper
-WORKED = ("encode", "logits", "softmax", "sampling", "decode")
+WORKED = ("encode", "logits", "softmax", "sampling", "uncertainty", "decode")
 GUIDE_KEY = "token-by-token:guide-dismissed"
 desktop = pytest.mark.browser_context_args(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
 

@@ -7,6 +7,7 @@ read; the last layer's lens is the step's logits; cosine similarity written out 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from webapp.inference.derived.inside import (
 from webapp.inference.llama import LlamaModel
 from webapp.inference.machinery.registry import MODELS_DIR, load_model
 from webapp.inference.machinery.user_models import user_models_dir
+from webapp.inference.model import Inside
 
 from .tiny_gguf import N_HEAD, N_HEAD_KV, write_tiny_gguf
 
@@ -176,3 +178,21 @@ def test_smollm2s_inside_is_its_step_30_layers_of_9_heads_over_3(smollm):
     np.testing.assert_allclose(last.logits, [result.row_of(i).logit for i in last.ids], rtol=1e-5)
     for weights in v.attention:
         np.testing.assert_allclose(weights.sum(-1), 1, rtol=1e-4)
+
+
+def test_the_transformers_streams_and_attention_equal_pytorchs(transformer):
+    """Golden values written by scripts/train_transformer.py from the PyTorch module on the same weights."""
+    with np.load(Path(__file__).parent / "fixtures" / "transformer_inside_golden.npz") as f:
+        ids, residual, attention = f["ids"].tolist(), f["residual"], f["attention"]
+    inside = Inside()
+    transformer.logits(ids, inside=inside)
+    np.testing.assert_allclose(np.stack(inside.residual), residual, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.stack(inside.attention), attention, rtol=1e-4, atol=1e-5)
+    v = inside_step(transformer, run_step(transformer, "", ids[:-1], Settings()))
+    np.testing.assert_allclose(np.stack(v.attention), attention[:, :, : len(ids) - 1, : len(ids) - 1], atol=1e-5)
+
+
+def test_smollm2s_cached_logits_equal_its_uncached_pass(smollm):
+    ids = smollm.tokenizer.encode_ids("It is a truth universally acknowledged, that a single man in possession of a")
+    for n in (1, 7, len(ids) - 1, len(ids)):  # within a block, then past the first block of 16
+        np.testing.assert_allclose(smollm.logits(ids[:n]), smollm.logits(ids[:n], cached=False), rtol=1e-4, atol=1e-4)

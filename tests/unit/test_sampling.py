@@ -352,25 +352,3 @@ def test_random_r_is_the_documented_generator(seed, step):
     r = sampling.random_r(seed, step)
     assert r == np.random.default_rng([seed, step]).random()
     assert 0 <= r < 1 and isinstance(r, float)
-
-
-def test_truncate_keeps_the_docstrings_example():
-    probs = np.array([0.5, 0.3, 0.2])
-    kept, cuts = sampling.truncate(probs, np.array([0, 1, 2]), top_k=2)
-    np.testing.assert_allclose(kept, [0.625, 0.375, 0])
-    assert cuts == [sampling.Cut("top-k", 2, 1, pytest.approx(0.2))]
-
-
-@given(st.lists(st.floats(-20, 20), min_size=2, max_size=40), st.integers(1, 40) | st.none(),
-       st.floats(0.05, 1) | st.none(), st.floats(0, 1) | st.none())
-def test_truncate_renormalises_what_it_keeps_and_says_what_each_rule_cut(logits, top_k, top_p, min_p):
-    probs = sampling.probabilities(np.array(logits), 1.0)
-    ranked = sampling.order(probs, np.array(logits))
-    kept, cuts = sampling.truncate(probs, ranked, top_k, top_p, min_p)
-    assert kept.sum() == pytest.approx(1, abs=1e-9)
-    rules = (("top-k", top_k), ("top-p", top_p), ("min-p", min_p))
-    assert [c.rule for c in cuts] == [rule for rule, setting in rules if setting is not None]
-    cut = (probs > 0) & (kept == 0)
-    assert sum(c.n_cut for c in cuts) == cut.sum()
-    assert sum(c.mass_cut for c in cuts) == pytest.approx(probs[cut].sum(), abs=1e-9)
-    assert kept[ranked[0]] > 0  # the most probable token always survives

@@ -15,7 +15,8 @@ from urllib.parse import parse_qs, urlsplit
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 HTMX = {"HX-Request": "true"}
-WORKED = ("encode", "logits", "softmax", "sampling", "decode")  # the worked examples: <details id="worked-NAME">
+# the worked examples: <details id="worked-NAME">
+WORKED = ("encode", "logits", "softmax", "sampling", "uncertainty", "decode")
 
 
 @dataclass

@@ -124,3 +124,23 @@ def test_what_the_kv_cache_holds_is_not_charged_again(app):
     assert cost.cached_positions(model, ids) == len(ids), "these very logits are kept"
     assert cost.cached_positions(model, [*ids, 7]) == 32, "the next step reuses the whole block"
     assert cost.cached_positions(model, [1, 2, *ids]) == 0, "another text shares nothing"
+
+
+def test_colouring_a_text_by_surprise_is_charged_for_every_step(tight):
+    """surprise=1 recomputes every generated token's step: 40 of them are over the tight budget,
+    though the screen alone fits."""
+    client = tight.test_client()
+    ids = ",".join(str(i) for i in range(10, 50))
+    assert client.get(url("/", ids=ids)).status_code == 200
+    refused = client.get(url("/", ids=ids, surprise="1"))
+    assert refused.status_code == 422 and "limit for one request" in refused.get_data(as_text=True)
+
+
+def test_looking_inside_runs_the_window_again_and_is_charged_for_it(app):
+    model = app.extensions["models"][MODEL]
+    once = cost.step_work(model, range(100)).seconds
+    between = budget_app(app, WORK_BUDGET_SECONDS=once * 1.5).test_client()
+    ids = ",".join(str(i) for i in range(10, 110))
+    assert between.get(url("/api/step", ids=ids)).status_code == 200
+    assert between.get(url("/api/inside", ids=ids)).status_code == 422
+    assert between.get(url("/", ids=ids + ",5", inside="1")).status_code == 422

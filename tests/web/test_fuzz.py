@@ -217,9 +217,10 @@ def test_route_paths_cover_the_endpoints(app):
 
 
 # Each route and the numeric parameters it reads: a huge number in any of them is a 4xx with a message.
-STATE_NUMBERS = ["temperature", "top_k", "top_p", "min_p", "seed", "ids", "src", "at", "r"]
+STATE_NUMBERS = ["temperature", "top_k", "top_p", "min_p", "seed", "ids", "src", "at", "r", "many", "set_many",
+                 "repetition_penalty", "presence_penalty", "frequency_penalty"]
 NUMERIC_READS = {path: STATE_NUMBERS for path in ("/", "/step", "/back", "/reset", "/export.json", "/export.csv",
-                                                   "/qr.svg", "/api/step")}
+                                                   "/export-chain.csv", "/qr.svg", "/api/step", "/api/inside")}
 NUMERIC_READS["/choose"] = [*STATE_NUMBERS, "token"]
 
 

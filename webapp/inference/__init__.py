@@ -9,11 +9,13 @@ The lesson, in reading order:
     transformer.py  a small GPT: forward(), top to bottom, as picoGPT writes it
     llama.py        SmolLM2's forward(): RMSNorm, rotary positions, grouped-query attention, SwiGLU
     sampling.py     temperature, softmax, top-k / top-p / min-p, the ranges on [0, 1), the pick
+    chain.py        the sampler chain: penalties, temperature and truncation in any order
     step.py         one step of the loop as a pure function, and the loop built from it
+    article.py      the seed article's example as a model: a few tokens whose scores the teacher types
 
 machinery/ reads model files and finds models, and holds the KV cache the forward passes can use;
 derived/ holds what the screens derive from a step (worked examples, comparisons, exports,
-vocabulary search, perplexity).
+vocabulary search, perplexity, uncertainty and surprise, sampling many times).
 """
 
 from .errors import InferenceError, InvalidSetting, InvalidTokenIds, PromptTooLong, UnknownModel

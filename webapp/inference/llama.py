@@ -4,9 +4,11 @@ One position's way through the model, in the names of the GGUF tensors:
 
     x = token_embd[id]                                    # [n_embd]
     for each of the n_layer blocks:
-        x = x + attn_output @ attention(rms_norm(x))      # grouped-query attention, rotary positions
-        x = x + ffn_down @ (silu(ffn_gate @ h) * (ffn_up @ h)), h = rms_norm(x)   # SwiGLU
-    logits = output @ rms_norm(x)                         # output is token_embd when the file has none (tied)
+        x = x + attention(rms_norm(x)) @ attn_output      # grouped-query attention, rotary positions
+        x = x + (silu(h @ ffn_gate) * (h @ ffn_up)) @ ffn_down, h = rms_norm(x)   # SwiGLU
+    logits = rms_norm(x) @ output                         # output is token_embd when the file has none (tied)
+
+Each weight matrix is [n_in, n_out], so that a layer is x @ W (machinery/llama_gguf.py arranges them).
 
 Rotary position embeddings (RoPE) turn each pair of a query's or key's dimensions by an angle
 pos * base^(-2i / rope_dim), so that a query-key dot product depends on how far apart they are.
@@ -43,7 +45,7 @@ from .machinery.kvcache import KVCache, KVPool
 from .model import Inside, LanguageModel
 from .transformer import attention, causal_mask
 
-BLOCK = 16  # the KV cache runs a window as blocks of 16, then one position at a time (machinery/kvcache.py)
+BLOCK = 16  # the KV cache runs a window as blocks of 16, then of 4, then one position at a time (kvcache.py)
 POOL_SIZE = 8  # KV caches kept: at least the threads a server process runs
 MAX_CTX = 2048  # the window, at most: the app's steps never need more
 
@@ -104,34 +106,36 @@ def rope(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
     return np.concatenate([turned, x[..., rot:]], axis=-1) if rot < x.shape[-1] else turned
 
 
-def gqa(x: np.ndarray, b: dict, c: LlamaConfig, positions: np.ndarray, cache: KVCache | None = None,
-        layer: int = 0, inside: Inside | None = None) -> np.ndarray:
+def gqa(x: np.ndarray, b: dict, c: LlamaConfig, turns: tuple[np.ndarray, np.ndarray], mask: np.ndarray,
+        cache: KVCache | None = None, layer: int = 0, inside: Inside | None = None) -> np.ndarray:
     """Causal grouped-query attention of positions start.. over themselves and (from the cache) the ones before.
 
-    [n, n_embd] -> [n, n_embd]. Query head h reads key/value head h // (n_head / n_head_kv).
+    [n, n_embd] -> [n, n_embd], with turns = rope_tables(positions) and mask = causal_mask(n, start), the
+    same for every layer. Query head h reads key/value head h // (n_head / n_head_kv).
     """
-    n, hd, start = x.shape[0], c.head_dim, int(positions[0])
+    n, hd, start = x.shape[0], c.head_dim, mask.shape[1] - x.shape[0]
     n_qk = c.n_head + c.n_head_kv
-    qkv = x @ b["attn_qkv"].T  # [n, n_embd] @ [n_embd, (n_head + 2 n_head_kv) hd]: Q, K and V in one product
-    qk = rope(qkv[:, : n_qk * hd].reshape(n, n_qk, hd), *rope_tables(positions, c.rope_dim, c.rope_base))
+    qkv = x @ b["attn_qkv"]  # [n, n_embd] @ [n_embd, (n_head + 2 n_head_kv) hd]: Q, K and V in one product
+    qk = rope(qkv[:, : n_qk * hd].reshape(n, n_qk, hd), *turns)  # [n, n_head + n_head_kv, hd]
     q = qk[:, : c.n_head].transpose(1, 0, 2)  # [n_head, n, hd]
     k = qk[:, c.n_head :].transpose(1, 0, 2)  # [n_head_kv, n, hd]
     v = qkv[:, n_qk * hd :].reshape(n, c.n_head_kv, hd).transpose(1, 0, 2)  # [n_head_kv, n, hd]
     if cache is not None:
         k, v = cache.extend(layer, start, k, v)  # [n_head_kv, start + n, hd]: the cached positions, then these
     grouped = q.reshape(c.n_head_kv, c.n_head // c.n_head_kv, n, hd)  # [n_head_kv, group, n, hd]
-    heads, weights = attention(grouped, k[:, None], v[:, None], causal_mask(n, start))  # [n_head_kv, group, n, hd]
+    heads, weights = attention(grouped, k[:, None], v[:, None], mask)  # [n_head_kv, group, n, hd]
     if inside is not None:
         inside.queries.append(q)
         inside.keys.append(k)
         inside.attention.append(weights.reshape(c.n_head, n, start + n))
-    return heads.transpose(2, 0, 1, 3).reshape(n, c.n_head * hd) @ b["attn_output"].T  # [n, n_embd]
+    return heads.transpose(2, 0, 1, 3).reshape(n, c.n_head * hd) @ b["attn_output"]  # [n, n_head hd] -> [n, n_embd]
 
 
-def swiglu(x: np.ndarray, b: dict) -> np.ndarray:
+def swiglu(x: np.ndarray, b: dict, c: LlamaConfig) -> np.ndarray:
     """ffn_down @ (silu(ffn_gate @ x) * (ffn_up @ x)): [n, n_embd] -> [n, n_ff] -> [n, n_embd]."""
-    gate, up = np.split(x @ b["ffn_gate_up"].T, 2, axis=-1)  # [n, n_ff] each: gate and up in one product
-    return (silu(gate) * up) @ b["ffn_down"].T
+    gate_up = x @ b["ffn_gate_up"]  # [n, 2 n_ff]: gate and up in one product
+    gate, up = gate_up[:, : c.n_ff], gate_up[:, c.n_ff :]  # [n, n_ff] each
+    return (silu(gate) * up) @ b["ffn_down"]  # [n, n_ff] @ [n_ff, n_embd]
 
 
 def forward(params: dict, ids: Sequence[int], c: LlamaConfig, start: int = 0, cache: KVCache | None = None,
@@ -142,12 +146,13 @@ def forward(params: dict, ids: Sequence[int], c: LlamaConfig, start: int = 0, ca
     Positions before start come from the cache; without one, start is 0 and ids is the whole window.
     """
     x = params["token_embd"][list(ids)]  # [n_seq, n_embd]
-    positions = np.arange(start, start + len(x))  # [n_seq]
+    turns = rope_tables(np.arange(start, start + len(x)), c.rope_dim, c.rope_base)  # the positions' angles
+    mask = causal_mask(len(x), start)  # [n_seq, start + n_seq]
     if inside is not None:
         inside.residual.append(x)
     for layer, b in enumerate(params["blocks"]):
-        x = x + gqa(rms_norm(x, b["attn_norm"], c.norm_eps), b, c, positions, cache, layer, inside)  # [n_seq, n_embd]
-        x = x + swiglu(rms_norm(x, b["ffn_norm"], c.norm_eps), b)
+        x = x + gqa(rms_norm(x, b["attn_norm"], c.norm_eps), b, c, turns, mask, cache, layer, inside)  # [n_seq, n_embd]
+        x = x + swiglu(rms_norm(x, b["ffn_norm"], c.norm_eps), b, c)
         if inside is not None:
             inside.residual.append(x)
     return head(x[len(x) - n_logits :], params, c)  # [n_logits, n_vocab]
@@ -155,7 +160,7 @@ def forward(params: dict, ids: Sequence[int], c: LlamaConfig, start: int = 0, ca
 
 def head(x: np.ndarray, params: dict, c: LlamaConfig) -> np.ndarray:
     """The final RMSNorm, then the output matrix: [n, n_embd] -> [n, n_vocab]."""
-    return rms_norm(x, params["output_norm"], c.norm_eps) @ params["output"].T  # [n, n_embd] @ [n_embd, n_vocab]
+    return rms_norm(x, params["output_norm"], c.norm_eps) @ params["output"]  # [n, n_embd] @ [n_embd, n_vocab]
 
 
 class LlamaModel(LanguageModel):
@@ -175,7 +180,7 @@ class LlamaModel(LanguageModel):
             raise ValueError(f"model {name!r}: the embedding does not fit the vocabulary")
         n_pos = n_ctx + (bos_id is not None)
         c = config
-        sizes = (block, 1) if block > 1 else (1,)  # whole blocks, then one position at a time
+        sizes = tuple(dict.fromkeys(s for s in (block, 4, 1) if s <= block))  # 16, 4, then one at a time
         self._pool = KVPool(lambda: KVCache(c.n_layer, c.n_head_kv, c.head_dim, n_pos), sizes, POOL_SIZE)
 
     @classmethod

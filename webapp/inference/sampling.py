@@ -3,12 +3,14 @@
 Each function is small and pure: arrays in, new arrays out, inputs never changed.
 All probabilities are float64.
 
-The order is fixed: temperature, then softmax, then top-k, then top-p, then min-p.
-Each truncation sees the renormalised output of the one before it (as llama.cpp and
-Hugging Face chain their samplers), and what it keeps is renormalised to sum to 1.
+The stages (penalties, temperature, top-k, top-p, min-p) run in the order chain.py's
+apply_chain is given; by default temperature first, then top-k, top-p and min-p, as
+Hugging Face chains them. Each truncation sees the renormalised output of the stage before
+it, and what it keeps is renormalised to sum to 1.
 
 Ranges: the kept tokens are laid end to end on [0, 1), largest probability first,
-ties by smaller id. The pick is the first range whose upper end is greater than r.
+ties by smaller id (or in vocabulary order, smaller id first, as the seed article lays them
+out). The pick is the first range whose upper end is greater than r.
 """
 
 from __future__ import annotations
@@ -138,30 +140,6 @@ class Cut:
     mass_cut: float
 
 
-def truncate(probs: np.ndarray, ranked: np.ndarray, top_k: int | None = None, top_p: float | None = None,
-             min_p: float | None = None) -> tuple[np.ndarray, list[Cut]]:
-    """Apply top-k, then top-p, then min-p, each to the renormalised output of the one before.
-
-    Returns the kept probabilities, renormalised to sum to 1 ([n_vocab], 0 where cut), and what
-    each rule that is on cut. probs [0.5, 0.3, 0.2], top_k 2 -> [0.625, 0.375, 0], [top-k cut 1 (20 %)].
-    """
-    kept = probs  # [n_vocab]
-    cuts = []
-    for rule, setting in (("top-k", top_k), ("top-p", top_p), ("min-p", min_p)):
-        if setting is None:
-            continue
-        if rule == "top-k":
-            mask = top_k_mask(kept, ranked, setting)
-        elif rule == "top-p":
-            mask = top_p_mask(kept, ranked, setting)
-        else:
-            mask = min_p_mask(kept, setting)
-        removed = (kept > 0) & ~mask  # [n_vocab]
-        cuts.append(Cut(rule, setting, int(removed.sum()), float(probs[removed].sum())))
-        kept = renormalise(kept, mask)
-    return kept, cuts
-
-
 def ranges(probs: np.ndarray, ranked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper ends of each token's range on [0, 1), in ranking order.
 
@@ -176,6 +154,17 @@ def ranges(probs: np.ndarray, ranked: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return lo, hi
 
 
+def layout(probs: np.ndarray, ranked: np.ndarray, range_order: str = "probability") -> np.ndarray:
+    """The kept ids in the order their ranges are laid on [0, 1): by ranking, or by id ("vocabulary").
+
+    probs [0.1, 0.2, 0.7]: "probability" -> [2, 1, 0]; "vocabulary" -> [0, 1, 2], the article's
+    "0.0 to 0.1 -> token 0; 0.1 to 0.3 -> token 1; 0.3 to 1.0 -> token 2".
+    """
+    if range_order == "vocabulary":
+        return np.flatnonzero(probs > 0)  # [n_kept] ids, ascending
+    return ranked[probs[ranked] > 0]  # [n_kept] ids, in ranking order
+
+
 def pick(hi: np.ndarray, r: float) -> int:
     """Index of the first range whose upper end is greater than r (r in [0, 1))."""
     return min(int(np.searchsorted(hi, r, side="right")), len(hi) - 1)
@@ -184,3 +173,17 @@ def pick(hi: np.ndarray, r: float) -> int:
 def random_r(seed: int, step: int) -> float:
     """The random number of generation step i: default_rng([seed, i]).random(), in [0, 1)."""
     return float(np.random.default_rng([seed, step]).random())
+
+
+def random_rs(seed: int, step: int, n: int) -> np.ndarray:
+    """The n random numbers of "sample many" at step i: r_j = default_rng([seed, i, j]).random(), j = 1..n."""
+    return np.array([np.random.default_rng([seed, step, j]).random() for j in range(1, n + 1)])  # [n]
+
+
+def sample_many(hi: np.ndarray, rs: np.ndarray) -> np.ndarray:
+    """How many of the rs land in each range: the pick for every r at once. [n_kept], summing to len(rs).
+
+    hi [0.1, 0.3, 1.0], rs [0.05, 0.2, 0.9, 0.95] -> [1, 1, 2].
+    """
+    j = np.minimum(np.searchsorted(hi, rs, side="right"), len(hi) - 1)  # [n], as pick() does for one r
+    return np.bincount(j, minlength=len(hi))  # [n_kept]

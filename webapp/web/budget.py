@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 from flask import Flask, abort, current_app, g, request
 
-from ..inference import InferenceError, get_model
+from ..inference import InferenceError
 from ..inference.machinery import cost
 from ..inference.step import encode_prompt
-from .state import State, parse_state
+from .state import State, parse_state, state_model
 
 WORK_BUDGET_SECONDS = 1.0  # estimated; the estimate is on the slow side, so a request takes less
 HEAVY_SECONDS = 0.05  # a Step of the bundled models is a few milliseconds; one of SmolLM2 is heavy
@@ -35,8 +35,8 @@ DEADLINE_SECONDS = 1.5  # wall-clock: on a busy machine the same work takes long
 RETRY_AFTER_SECONDS = 2
 
 # Views that run forward passes, and which ids each one's pass reads after the prompt's.
-SCREEN_ENDPOINTS = ("stepper.show", "stepper.export_csv")
-STEP_ENDPOINTS = ("stepper.step", "api.step")
+SCREEN_ENDPOINTS = ("stepper.show", "stepper.export_csv", "stepper.export_chain_csv")
+STEP_ENDPOINTS = ("stepper.step", "api.step", "api.inside")
 ACTION_ENDPOINTS = ("stepper.back", "stepper.reset", "stepper.choose")  # a redirect, or the new screen for htmx
 EXPORT_ENDPOINT = "stepper.export_json"
 
@@ -78,7 +78,7 @@ def request_work(endpoint: str, budget: Budget) -> tuple[cost.Work, str] | None:
     models = current_app.extensions["models"]
     try:
         state = g.get("checked_state") or parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
-        model = get_model(models, state.model)
+        model = state_model(models, state)
         prompt_ids = [t.id for t in encode_prompt(model, state.prompt)]
     except InferenceError:
         return None
@@ -90,6 +90,10 @@ def request_work(endpoint: str, budget: Budget) -> tuple[cost.Work, str] | None:
     work = cost.step_work(model, ids)
     if work.seconds > budget.heavy_seconds:  # worth asking what the KV cache holds
         work = cost.step_work(model, ids, cost.cached_positions(model, ids))
+    if endpoint == "api.inside" or state.inside:  # the window again, whole, its insides kept
+        work = work + cost.step_work(model, ids)
+    if state.surprise and endpoint not in STEP_ENDPOINTS:  # every generated token's step again
+        work = sum(cost.steps_work(model, len(prompt_ids), len(state.ids)), work)
     return work, f"{work.positions:,} position{'' if work.positions == 1 else 's'} of {model.name}"
 
 

@@ -6,14 +6,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..inference import LanguageModel, Row, StepResult, get_model, run_step
+from ..inference import LanguageModel, Row, StepResult, run_step
+from ..inference.article import ArticleModel
 from ..inference.derived import explain
 from ..inference.derived.compare import Comparison, at_temperatures
+from ..inference.derived.many import ManySample, sample_many
+from ..inference.derived.uncertainty import TextSurprise, Uncertainty, text_surprise, uncertainty
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
+from . import chain_view
+from .inside import InsidePanel, build_panel
 from .labels import token_labels
-from .state import FORCED, State
+from .state import FORCED, State, state_model
 
 PRESENTER_ROWS = 8
+SURPRISE_BINS = (1, 2, 4, 6, 8)  # bits: the upper ends of the text's shades; above 8 bits, the darkest
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,18 @@ class Screen:
         below = {row.id: row for row in (self.result.chosen, self.text_row) if self.beyond(row)}
         return tuple(below.values())
 
+    @cached_property
+    def inside(self) -> InsidePanel | None:
+        """The panel "Inside the forward pass", computed only when open (and not while the pick is hidden)."""
+        if not self.state.inside or self.hidden or not self.has_inside:
+            return None
+        return build_panel(self.model, self.result, self.state)
+
+    @property
+    def has_inside(self) -> bool:
+        """Whether the model has a forward pass to look inside (the article model's scores are typed)."""
+        return not isinstance(self.model, ArticleModel)
+
     @property
     def hidden(self) -> bool:
         """Predict, then reveal: the step's numbers and pick stay hidden until Reveal."""
@@ -142,6 +160,56 @@ class Screen:
     def at_limit(self) -> bool:
         return len(self.result.prompt_tokens) + len(self.state.ids) + 1 >= MAX_TOKENS
 
+    # --- the sampler chain, sample many, uncertainty ------------------------------------------------
+
+    @cached_property
+    def chain_cards(self) -> tuple[chain_view.Card, ...]:
+        return chain_view.cards(self.result)
+
+    @property
+    def chain_left_out(self) -> tuple:
+        return chain_view.left_out(self.result)
+
+    @property
+    def chain_presets(self) -> tuple:
+        return chain_view.presets(self.result)
+
+    @cached_property
+    def uncertainty(self) -> Uncertainty:
+        return uncertainty(self.result)
+
+    @cached_property
+    def many(self) -> ManySample | None:
+        """The step's final distribution sampled state.many times, when asked."""
+        return sample_many(self.result, self.state.many) if self.state.many else None
+
+    @cached_property
+    def other_order_pick(self) -> Row | None:
+        """The row r would pick with the ranges in the other order, when that is another token."""
+        if not self.taken:
+            return None
+        other = "vocabulary" if self.result.settings.range_order == "probability" else "probability"
+        row = explain.pick_in_order(self.result, other)
+        return row if row.id != self.result.chosen.id else None
+
+    @cached_property
+    def text_surprise(self) -> TextSurprise | None:
+        """Each generated token's surprise, when the text is coloured by it."""
+        if not self.state.surprise or self.hidden:
+            return None
+        return text_surprise(self.model, self.state.prompt, self.state.ids, self.state.settings)
+
+    def surprise_level(self, i: int) -> int:
+        """The shade of generated token i: 0 (under 1 bit) to 5 (8 bits or more, or cut)."""
+        bits = self.text_surprise.tokens[i].surprise
+        return next((j for j, top in enumerate(SURPRISE_BINS) if bits < top), len(SURPRISE_BINS))
+
+    @property
+    def surprise_bins(self) -> tuple[str, ...]:
+        """The legend's labels, one per shade."""
+        edges = (0, *SURPRISE_BINS)
+        return (*(f"{a}–{b} bits" for a, b in zip(edges, edges[1:], strict=False)), f"{SURPRISE_BINS[-1]}+ bits")
+
 
 def n_rows(state: State) -> int:
     """Rows of the logits table: fewer in presenter mode, so the screen fits a projector."""
@@ -150,7 +218,7 @@ def n_rows(state: State) -> int:
 
 def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepResult | None = None) -> Screen:
     """Compute the screen for state; `shown` is the step to display if the caller already has it."""
-    model = get_model(models, state.model)
+    model = state_model(models, state)
     i = state.shown
     if shown is None:
         before = state.ids if i is None else state.ids[:i]

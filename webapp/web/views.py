@@ -10,11 +10,11 @@ from flask import Blueprint, current_app, redirect, render_template, request, ur
 
 from ..fetch import fetchable
 from ..inference import get_model, run_step
-from ..inference.derived.export import rows_to_csv, trace_to_dict
+from ..inference.derived.export import chain_to_csv, rows_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
 from .budget import budget_seconds, within_deadline
 from .screen import build_screen, n_rows
-from .state import FORCED, SEEDED, SHARE_SAFE, InvalidInput, State, parse_search, parse_state, parse_token
+from .state import FORCED, SEEDED, SHARE_SAFE, InvalidInput, State, parse_search, parse_state, parse_token, state_model
 
 bp = Blueprint("stepper", __name__)
 
@@ -90,7 +90,7 @@ def show():
 def step():
     """Take one step: draw r (or take the teacher's), pick a token, append it."""
     state = read_state()
-    model = get_model(models(), state.model)
+    model = state_model(models(), state)
     result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
     source = SEEDED if state.next_r is None else state.next_r
     return moved_to(state.branched(len(state.ids), result.chosen.id, source), shown=result, animate=True)
@@ -113,7 +113,7 @@ def reset():
 def choose():
     """Force a token at the shown step instead of the pick; what came after it is dropped."""
     state = read_state()
-    token = parse_token(request.args, get_model(models(), state.model).tokenizer)
+    token = parse_token(request.args, state_model(models(), state).tokenizer)
     i = len(state.ids) if state.shown is None else state.shown
     return moved_to(state.branched(i, token, FORCED))
 
@@ -122,7 +122,7 @@ def choose():
 def export_json():
     """Download every step of the text so far as JSON."""
     state = read_state()
-    trace = trace_to_dict(get_model(models(), state.model), state.prompt, state.ids, state.sources, state.settings,
+    trace = trace_to_dict(state_model(models(), state), state.prompt, state.ids, state.sources, state.settings,
                           seconds=budget_seconds(), go_on=within_deadline)
     response = current_app.json.response(trace)
     response.headers["Content-Disposition"] = 'attachment; filename="trace.json"'
@@ -136,6 +136,16 @@ def export_csv():
     response = current_app.make_response(rows_to_csv(screen.result))
     response.headers["Content-Type"] = "text/csv; charset=utf-8"
     response.headers["Content-Disposition"] = f'attachment; filename="logits-step-{screen.result.step}.csv"'
+    return response
+
+
+@bp.get("/export-chain.csv")
+def export_chain_csv():
+    """Download the sampler chain of the step on screen as CSV: each stage's figures, the range order, uncertainty."""
+    screen = build_screen(models(), read_state())
+    response = current_app.make_response(chain_to_csv(screen.result))
+    response.headers["Content-Type"] = "text/csv; charset=utf-8"
+    response.headers["Content-Disposition"] = f'attachment; filename="chain-step-{screen.result.step}.csv"'
     return response
 
 

@@ -77,9 +77,13 @@ def load(folder: str | Path) -> LlamaModel:
 
 
 def gather_params(tensors: dict[str, np.ndarray], c: LlamaConfig) -> dict:
-    """Arrange the file's tensors by block, joining Q, K, V (and gate, up) into one matrix each.
+    """Arrange the file's tensors for llama.forward: by block, each matrix as [n_in, n_out], so that a layer is
+    x @ W, and Q, K, V (and gate, up) joined into one matrix each.
 
-    One matrix product for the three projections reads the same weights as three, with fewer calls.
+    The file keeps W as [n_out, n_in] (y = W x). Stored transposed, x @ W reads W row after row, as it lies
+    in memory: one token's pass streams the weights at the memory's speed (about 1.6x faster than x @ W.T
+    here). One product for the three projections reads the same weights as three, with fewer calls.
+    A tied head (no output.weight) is the embedding itself: token_embd is then a view of output.
     """
     known = {"token_embd.weight", "output_norm.weight", "output.weight"}
     blocks = []
@@ -89,24 +93,30 @@ def gather_params(tensors: dict[str, np.ndarray], c: LlamaConfig) -> dict:
         known |= {f"blk.{i}.{name}.weight" for name in t}
         blocks.append({
             "attn_norm": t["attn_norm"], "ffn_norm": t["ffn_norm"],
-            "attn_qkv": np.concatenate([t["attn_q"], t["attn_k"], t["attn_v"]]),  # [(n_head + 2 n_head_kv) hd, n_embd]
-            "attn_output": t["attn_output"],  # [n_embd, n_head hd]
-            "ffn_gate_up": np.concatenate([t["ffn_gate"], t["ffn_up"]]),  # [2 n_ff, n_embd]
-            "ffn_down": t["ffn_down"],  # [n_embd, n_ff]
+            "attn_qkv": _in_out(np.concatenate([t["attn_q"], t["attn_k"], t["attn_v"]])),  # [n_embd, (n_head+2n_kv) hd]
+            "attn_output": _in_out(t["attn_output"]),  # [n_head hd, n_embd]
+            "ffn_gate_up": _in_out(np.concatenate([t["ffn_gate"], t["ffn_up"]])),  # [n_embd, 2 n_ff]
+            "ffn_down": _in_out(t["ffn_down"]),  # [n_ff, n_embd]
         })
     unknown = sorted(set(tensors) - known)
     if unknown:
         raise ValueError(f"the file has tensors this model does not use, e.g. {unknown[0]!r}: not supported")
     embd = tensors["token_embd.weight"]  # [n_vocab, n_embd]
-    return {"token_embd": embd, "output_norm": tensors["output_norm.weight"],
-            "output": tensors.get("output.weight", embd), "blocks": blocks}
+    output = _in_out(tensors.get("output.weight", embd))  # [n_embd, n_vocab]
+    return {"token_embd": output.T if "output.weight" not in tensors else embd,
+            "output_norm": tensors["output_norm.weight"], "output": output, "blocks": blocks}
+
+
+def _in_out(w: np.ndarray) -> np.ndarray:
+    """[n_out, n_in] as the file has it -> [n_in, n_out], contiguous."""
+    return np.ascontiguousarray(w.T)
 
 
 def flat_params(params: dict) -> dict[str, np.ndarray]:
-    """The arranged weights by one flat name each, e.g. "blk.3.attn_qkv"; a tied head is not repeated."""
-    flat = {"token_embd": params["token_embd"], "output_norm": params["output_norm"]}
-    if params["output"] is not params["token_embd"]:
-        flat["output"] = params["output"]
+    """The arranged weights by one flat name each, e.g. "blk.3.attn_qkv"; a tied embedding is not repeated."""
+    flat = {"output": params["output"], "output_norm": params["output_norm"]}
+    if not np.shares_memory(params["token_embd"], params["output"]):
+        flat["token_embd"] = params["token_embd"]
     for i, block in enumerate(params["blocks"]):
         flat.update({f"blk.{i}.{key}": a for key, a in block.items()})
     return flat
@@ -119,8 +129,8 @@ def nest_params(flat: dict[str, np.ndarray]) -> dict:
         if name.startswith("blk."):
             _, i, key = name.split(".", 2)
             blocks.setdefault(int(i), {})[key] = a
-    embd = flat["token_embd"]
-    return {"token_embd": embd, "output_norm": flat["output_norm"], "output": flat.get("output", embd),
+    output = flat["output"]
+    return {"token_embd": flat.get("token_embd", output.T), "output_norm": flat["output_norm"], "output": output,
             "blocks": [blocks[i] for i in range(len(blocks))]}
 
 
