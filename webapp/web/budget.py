@@ -31,7 +31,7 @@ from .state import State, parse_state, state_model
 WORK_BUDGET_SECONDS = 1.0  # estimated; the estimate is on the slow side, so a request takes less
 HEAVY_SECONDS = 0.05  # a Step of the bundled models is a few milliseconds; one of SmolLM2 is heavy
 HEAVY_REQUESTS = 1  # per process: one process computes on one core at a time anyway
-DEADLINE_SECONDS = 1.5  # wall-clock: on a busy machine the same work takes longer
+DEADLINE_SECONDS = 1.0  # wall-clock: on a busy machine the same work takes longer; a step may follow it
 RETRY_AFTER_SECONDS = 2
 
 # Views that run forward passes, and which ids each one's pass reads after the prompt's.
