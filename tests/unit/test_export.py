@@ -98,7 +98,7 @@ def test_rows_to_csv_reads_back_to_the_rows(bigram, prompt, s):
     assert len(body) == len(result.rows)
     for line, row in zip(body, result.rows, strict=True):
         d = dict(zip(CSV_COLUMNS, line, strict=True))
-        assert int(d["rank"]) == row.rank and int(d["id"]) == row.id and d["token"] == row.token
+        assert int(d["rank"]) == row.rank and int(d["id"]) == row.id and d["token"] == as_written(row.token)
         for name in ("logit", "prob", "prob_t1", "prob_kept"):
             assert float(d[name]) == getattr(row, name), name  # exact: the CSV holds each float's repr
         assert (d["tokens"], d["kept"]) == ("1", str(int(row.kept)))  # one format: how many are kept
@@ -120,5 +120,20 @@ def test_rows_to_csv_quotes_awkward_tokens(bigram):
     """Tokens such as ',' and '"' come back whole through a csv reader."""
     result = run_step(bigram, '"Yes," said she', (), Settings(seed=1), n_rows=N_VOCAB)
     tokens = [line[1] for line in read_table_csv(rows_to_csv(result))[1]][1:-1]
-    assert tokens == [row.token for row in result.rows]
+    assert tokens == [as_written(row.token) for row in result.rows]
     assert any(t in tokens for t in (",", '"'))
+
+
+def as_written(token: str) -> str:
+    """A token as the CSV holds it: one a spreadsheet would run as a formula starts with an apostrophe."""
+    return "'" + token if token[:1] in ("=", "+", "-", "@", "\t", "\r") else token
+
+
+def test_rows_to_csv_neutralises_cells_a_spreadsheet_would_run(bigram):
+    result = run_step(bigram, "It is", (), Settings(seed=1), n_rows=N_VOCAB)
+    lines = read_table_csv(rows_to_csv(result))[1][1:-1]
+    dangerous = [line for line in lines if line[1].lstrip("'")[:1] in ("=", "+", "-", "@")]
+    assert dangerous, "the vocabulary has such tokens, e.g. '-'"
+    assert all(line[1].startswith("'") for line in dangerous)
+    logit = CSV_COLUMNS.index("logit")
+    assert any(float(line[logit]) < 0 for line in lines), "numbers, negative ones too, stay numbers"

@@ -47,7 +47,10 @@ def csv_row_on_screen(d: dict[str, str], digits: int) -> tuple:
     scaled = None if value["scaled"] is None else float(value["scaled"])
     lo = None if value["lo"] is None else float(value["lo"])
     hi = None if value["hi"] is None else float(value["hi"])
-    return (value["rank"], label(value["token"]), value["id"], num(float(value["logit"])), num(scaled),
+    token = value["token"]
+    if token.startswith("'") and token[1:2] in ("=", "+", "-", "@"):  # neutralised for spreadsheets
+        token = token[1:]
+    return (value["rank"], label(token), value["id"], num(float(value["logit"])), num(scaled),
             pct(float(value["prob"])), span(lo, hi, digits, float(value["prob_kept"])))
 
 

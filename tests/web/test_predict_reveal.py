@@ -18,7 +18,7 @@ def test_predict_hides_the_numbers_and_the_pick_until_reveal(client, three):
     assert doc.by_id("announce").text().strip() == ""
     reveal = [b for b in doc.find_all("button") if b.text().strip() == "Reveal"]
     assert len(reveal) == 1 and reveal[0].attrs["name"] == "reveal" and reveal[0].attrs["value"] == "1"
-    assert doc.by_id("text").find_all("a", "gen")[-1].text() == "?"
+    assert doc.by_id("text").find_all("button", "gen")[-1].text() == "?"
     assert doc.by_id("tokens").find_all("li", "chip-generated")[-1].text().strip() == "?"
     assert "Hidden until Reveal" in doc.by_id("chart").text()
 
@@ -26,7 +26,7 @@ def test_predict_hides_the_numbers_and_the_pick_until_reveal(client, three):
     assert shown.find("table", "logits-table") is not None
     assert shown.by_id("range-bar") is not None
     assert "picked" in shown.by_id("announce").text()
-    assert shown.by_id("text").find_all("a", "gen")[-1].text() != "?"
+    assert shown.by_id("text").find_all("button", "gen")[-1].text() != "?"
 
 
 def test_a_step_in_predict_mode_hides_the_new_pick_again(client, three):

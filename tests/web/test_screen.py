@@ -55,7 +55,7 @@ def test_the_text_explains_each_mark_it_uses(app, client):
     tokenizer = models["smollm2-135m"].tokenizer
     skull = [t.id for t in tokenizer.encode("💀")]  # three tokens: two that complete nothing, then '💀'
     doc = page(client, model="smollm2-135m", prompt="Hi", ids=joined([tokenizer.id_of("\n"), *skull]))
-    assert [a.text() for a in doc.by_id("text").find_all("a", "gen")] == ["↵", "◌", "◌", "💀"]
+    assert [b.text() for b in doc.by_id("text").find_all("button", "gen")] == ["↵", "◌", "◌", "💀"]
     note = " ".join(doc.by_id("text").find("p", "text-marks").text().split())
     assert note.startswith("↵ a line break; ◌ bytes that do not make a whole character yet")
 

@@ -24,7 +24,7 @@ def test_step_with_teachers_r_uses_it_and_records_it(client, model, three):
     assert "The teacher typed r." in sentence and re.search(r"r = 0\.9990* falls in", sentence)
     assert "default_rng" not in sentence
     assert doc.by_id("next-r").attrs["value"] == ""
-    assert "gen-typed" in doc.by_id("text").find_all("a", "gen")[-1].classes
+    assert "gen-typed" in doc.by_id("text").find_all("button", "gen")[-1].classes
     assert "r = 0.999, picked" in doc.by_id("announce").text()
 
 

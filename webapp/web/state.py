@@ -21,6 +21,7 @@ from ..inference.step import FORCED, MAX_PROMPT_CHARS, MAX_TOKENS, SEEDED
 DEFAULT_PROMPT = "It is a truth universally acknowledged, that a single man"
 DEFAULT_SEED = 1
 MAX_TEMPERATURE = 5.0
+MAX_TOP_K = 2**63 - 1  # far beyond any vocabulary (a larger top-k cuts nothing more), and fits a float
 MAX_QUERY_CHARS = 100  # a vocabulary search
 
 QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unescaped in a query string
@@ -255,7 +256,10 @@ def parse_settings(args: Mapping[str, str]) -> Settings:
         raise InvalidInput(f"temperature must be from 0 to {MAX_TEMPERATURE:g}, not {temperature:g}")
     penalties = {name: _number(args, name, float, None) for name in PENALTIES}
     range_order = args.get("range_order", "").strip() or "probability"
-    return Settings(temperature=temperature, top_k=_number(args, "top_k", int, None),
+    top_k = _number(args, "top_k", int, None)
+    if top_k is not None and top_k > MAX_TOP_K:
+        raise InvalidInput(f"top-k must be at most {MAX_TOP_K:,}, not {str(top_k)[:20]}…")
+    return Settings(temperature=temperature, top_k=top_k,
                     top_p=_number(args, "top_p", float, None), min_p=_number(args, "min_p", float, None),
                     seed=_number(args, "seed", int, DEFAULT_SEED), chain=parse_chain(args), range_order=range_order,
                     **penalties)

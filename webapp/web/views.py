@@ -14,6 +14,7 @@ from ..inference import UnknownModel, get_model, run_step
 from ..inference.derived.export import chain_to_csv, rows_to_csv, run_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
 from . import fetched
+from .budget import budget_seconds, within_deadline
 from .fetched import fetch_command
 from .screen import build_screen, n_rows
 from .share import LOOPBACK, reach
@@ -164,7 +165,7 @@ def export_json():
     """Download every step of the text so far as JSON."""
     state = read_state()
     trace = trace_to_dict(state_model(models(), state), state.prompt, state.ids, state.sources, state.settings,
-                          n_rows=n_rows(state))  # as many rows as the screen shows
+                          n_rows=n_rows(state), seconds=budget_seconds(), go_on=within_deadline)
     response = current_app.json.response(trace)
     response.headers["Content-Disposition"] = 'attachment; filename="trace.json"'
     return response
@@ -195,7 +196,9 @@ def export_run_csv():
     """Download the whole run as CSV: one line per generated token, with its r, how it was picked, the settings."""
     state = read_state()
     model = state_model(models(), state)
-    response = current_app.make_response(run_to_csv(model, state.prompt, state.ids, state.sources, state.settings))
+    csv_text = run_to_csv(model, state.prompt, state.ids, state.sources, state.settings, seconds=budget_seconds(),
+                          go_on=within_deadline)
+    response = current_app.make_response(csv_text)
     response.headers["Content-Type"] = "text/csv; charset=utf-8"
     response.headers["Content-Disposition"] = 'attachment; filename="run.csv"'
     return response

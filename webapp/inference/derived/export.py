@@ -7,10 +7,12 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Callable
 from dataclasses import asdict
 
+from ..machinery import cost
 from ..model import LanguageModel
-from ..step import FORCED, N_ROWS, Settings, StepResult, run_step, text_of
+from ..step import FORCED, N_ROWS, Settings, StepResult, encode_prompt, run_step, text_of
 from .uncertainty import uncertainty
 
 
@@ -86,23 +88,40 @@ def step_to_dict(model: LanguageModel, result: StepResult, full: bool = False) -
     return out
 
 
-def replay(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = N_ROWS):
+def affordable_steps(model: LanguageModel, prompt: str, ids, seconds: float | None) -> int:
+    """How many of the generated tokens' steps fit `seconds` of estimated work (machinery/cost.py); all if None."""
+    if seconds is None:
+        return len(ids)
+    return cost.affordable_steps(cost.steps_work(model, len(encode_prompt(model, prompt)), len(ids)), seconds)
+
+
+def replay(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = N_ROWS,
+           go_on: Callable[[], bool] | None = None):
     """Each generated token's step, recomputed with today's settings as the screen does, with the rows
-    the screen shows: the top n_rows, then the pick and the text's token if they rank below."""
+    the screen shows: the top n_rows, then the pick and the text's token if they rank below. Each reuses
+    the keys and values of the one before (the KV cache); it stops before a step when go_on() says False."""
     for i, token in enumerate(ids):
+        if go_on is not None and not go_on():
+            return
         given = None if isinstance(sources[i], str) else float(sources[i])
         result = run_step(model, prompt, ids[:i], settings, r=given, n_rows=n_rows)
         yield i, token, result.showing([result.chosen.id, token])
 
 
-def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = N_ROWS) -> dict:
+def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = N_ROWS,
+                  seconds: float | None = None, go_on: Callable[[], bool] | None = None) -> dict:
     """Every generated token's step: settings, r, the pick, the token in the text, the rows on screen.
 
     sources[i] is SEEDED (picked by the seeded r), FORCED (chosen by hand) or a float (an r typed in).
-    Every step is recomputed with today's settings, as the screen does.
+    Every step is recomputed with today's settings, as the screen does; each reuses the keys and
+    values of the one before (the KV cache), so a step runs its new position, not its whole context.
+    `seconds` bounds the estimated work (machinery/cost.py): the steps after the last that fits are
+    left out, and the trace says how many ("complete": false). So are the steps after `go_on()`
+    says False (a deadline), asked before each step.
     """
     steps = []
-    for i, token, result in replay(model, prompt, ids, sources, settings, n_rows):
+    for i, token, result in replay(model, prompt, ids[: affordable_steps(model, prompt, ids, seconds)], sources,
+                                   settings, n_rows, go_on):
         steps.append({
             "step": i, "temperature": settings.temperature, "top_k": settings.top_k, "top_p": settings.top_p,
             "min_p": settings.min_p, "seed": settings.seed, "r": result.r, "r_source": result.r_source,
@@ -110,8 +129,15 @@ def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Set
             "forced": sources[i] == FORCED, "rows": [_row(row) for row in result.rows], "rest": asdict(result.rest),
             **settings_to_dict(settings), "stages": stages_to_list(result), "uncertainty": uncertainty_to_dict(result),
         })
-    return {"model": model.name, "prompt": prompt, "generated": list(ids),
-            "text": text_of(model, prompt, list(ids)), "steps": steps}
+    n_fit = len(steps)
+    trace = {"model": model.name, "prompt": prompt, "generated": list(ids),
+             "text": text_of(model, prompt, list(ids)), "steps": steps, "complete": n_fit == len(ids)}
+    if n_fit < len(ids):
+        trace["steps_left_out"] = len(ids) - n_fit
+        trace["note"] = (f"Steps {n_fit} to {len(ids) - 1} are left out: recomputing them would take more than "
+                         "the computing one request may use on the server. "
+                         "`python -m webapp trace` prints every step in a terminal.")
+    return trace
 
 
 # `tokens` is how many tokens a line stands for, `kept` how many of them are kept: 1 and 1 (or 0)
@@ -119,8 +145,21 @@ def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Set
 CSV_COLUMNS = ("rank", "token", "id", "tokens", "logit", "scaled", "prob", "prob_t1", "kept", "prob_kept", "lo", "hi")
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run such a cell as a formula
+
+
+def _cell(value):
+    """A CSV cell: text that a spreadsheet would read as a formula gets a leading apostrophe.
+
+    "=1+1" -> "'=1+1", "-" -> "'-", "hello" -> "hello"; numbers stay numbers (-3.2 -> -3.2).
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def _cells(values) -> list:
-    return ["" if v is None else v for v in values]
+    return ["" if v is None else _cell(v) for v in values]
 
 
 def settings_lines(result: StepResult, taken: bool) -> list[tuple[str, object]]:
@@ -164,20 +203,27 @@ RUN_COLUMNS = ("step", "token", "id", "rank", "prob", "prob_kept", "r", "picked_
 PICKED_BY = {"seed": "seeded r", "given": "typed r"}  # by the step's r_source, unless chosen by hand
 
 
-def run_to_csv(model: LanguageModel, prompt: str, ids, sources, settings: Settings) -> str:
+def run_to_csv(model: LanguageModel, prompt: str, ids, sources, settings: Settings, seconds: float | None = None,
+               go_on: Callable[[], bool] | None = None) -> str:
     """The whole run as CSV, one line per generated token: its step, the token, its rank and probability
-    there, the r of that step, how the token was picked (seeded r, typed r, chosen by hand), the settings."""
+    there, the r of that step, how the token was picked (seeded r, typed r, chosen by hand), the settings.
+    Within a work budget (`seconds`, `go_on`: as trace_to_dict) it stops early, and its last line says so."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(RUN_COLUMNS)
     s = settings
-    for i, token, result in replay(model, prompt, ids, sources, settings, n_rows=0):
+    n_done = 0
+    for i, token, result in replay(model, prompt, ids[: affordable_steps(model, prompt, ids, seconds)], sources,
+                                   settings, n_rows=0, go_on=go_on):
+        n_done = i + 1
         row = result.row_of(token)
         how = "chosen by hand" if sources[i] == FORCED else PICKED_BY[result.r_source]
         writer.writerow(_cells([i, row.token, row.id, row.rank, row.prob, row.prob_kept, result.r, how,
                                 s.temperature, s.top_k, s.top_p, s.min_p, s.seed, ",".join(s.chain),
                                 s.repetition_penalty, s.presence_penalty, s.frequency_penalty, s.range_order,
                                 model.name, prompt]))
+    if n_done < len(ids):
+        writer.writerow(_cells([f"steps {n_done} to {len(ids) - 1} left out: more than one request may compute"]))
     return out.getvalue()
 
 
