@@ -435,3 +435,13 @@ def test_trace_runs_a_model_file_given_by_path(tiny, monkeypatch, capsys):
     steps = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [s["model"] for s in steps] == [tiny[0].stem.lower()] * 2
     assert steps[0]["prompt_tokens"][0]["text"] == "t"
+
+
+def test_the_pool_says_how_much_of_a_window_it_holds(tiny):
+    m = fresh(tiny)
+    ids = random_ids(7, 10, m.n_vocab)
+    assert m.cached_positions(ids) == 0
+    m.logits(ids)
+    assert m.cached_positions(ids) == len(m.context(ids))  # its logits are kept
+    assert m.cached_positions([*ids, 5]) == 10  # a block of 4 twice, then two kept one by one
+    assert m.cached_positions([ids[0] + 1, *ids[1:]]) == 0

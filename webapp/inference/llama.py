@@ -217,6 +217,10 @@ class LlamaModel(LanguageModel):
     def _forward(self, ids: list[int], start: int, cache: KVCache, n_logits: int) -> np.ndarray:
         return forward(self.params, ids, self.config, start, cache, n_logits=n_logits)
 
+    def cached_positions(self, ids: Sequence[int]) -> int:
+        """How many positions of the window after ids the KV cache holds now (for the cost of a request)."""
+        return self._pool.cached(self.context(ids))
+
     def unembed(self, h: np.ndarray) -> np.ndarray:
         return head(h, self.params, self.config)
 

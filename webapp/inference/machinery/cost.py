@@ -20,8 +20,8 @@ than not; the budget (webapp/web/budget.py) leaves room for a busy machine besid
 Everything is read from what every model exposes: `params` (nested dicts and lists of arrays, with
 the layers under "blocks"), `embeddings`, `n_ctx`, `n_vocab`, and `context(ids)` for the window a
 pass reads. A model without `params` (the bigram: a row of counts) costs only its vocabulary work. What the KV
-cache already holds is not run again: `cached_positions` asks the model (`model.cached_positions(ids)`
-where it has one, else its pool of caches), so stepping along a long text costs its new positions.
+cache already holds is not run again: `cached_positions` asks the model (`model.cached_positions(ids)`),
+so stepping along a long text costs its new positions.
 """
 
 from __future__ import annotations
@@ -99,23 +99,12 @@ def window_length(model: LanguageModel, n_ids: int) -> int:
 
 
 def cached_positions(model: LanguageModel, ids: Sequence[int]) -> int:
-    """How many leading positions of the window after ids the model's KV cache holds now (0 if unknown).
+    """How many leading positions of the window after ids the model's KV cache holds now (0 if it has none).
 
     A window whose very logits are kept costs nothing: that counts as all of it.
     """
     ask = getattr(model, "cached_positions", None)
-    if callable(ask):
-        return int(ask(ids))
-    pool = getattr(model, "_pool", None)
-    if pool is None or not hasattr(model, "context"):
-        return 0
-    window = model.context(ids)
-    best = 0
-    for cache in list(getattr(pool, "_free", ())):  # a snapshot: another thread may take one meanwhile
-        if cache.logits_ids == window:
-            return len(window)
-        best = max(best, cache.reusable(window, pool.sizes))
-    return best
+    return int(ask(ids)) if callable(ask) else 0
 
 
 def step_work(model: LanguageModel, ids: Sequence[int], cached: int = 0) -> Work:

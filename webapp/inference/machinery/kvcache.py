@@ -144,6 +144,13 @@ class KVPool:
                 return self._free.pop(best)
         return self.new_cache()
 
+    def cached(self, window: list[int]) -> int:
+        """How many leading positions of window the pool holds now: all of them if its logits are kept."""
+        with self._lock:
+            if any(c.logits_ids == window for c in self._free):
+                return len(window)
+            return max((c.reusable(window, self.sizes) for c in self._free), default=0)
+
     def give_back(self, cache: KVCache) -> None:
         with self._lock:
             self._free.append(cache)
