@@ -8,7 +8,7 @@ from flask import Flask
 
 from ..inference.machinery.registry import DEFAULT_MODEL
 from ..inference.machinery.user_models import load_available
-from . import api, cache, compress, errors, filters, security, views
+from . import api, cache, compress, errors, filters, room, room_support, security, views
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -39,4 +39,6 @@ def create_app(config: dict | None = None) -> Flask:
     security.register(app)
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
+    room_support.register(app)
+    app.register_blueprint(room.bp)
     return app
