@@ -143,8 +143,9 @@ def settings(code: str):
                 raise InvalidInput(f"{name} must be 1 or 0")
             changes[name] = value == "1"
     state = rs.state_of(room)
-    if "votes_on" in changes:  # class votes hide each pick until Reveal
-        state = replace(state, predict=changes["votes_on"], revealed=False)
+    if "votes_on" in changes:  # class votes hide each next pick until Reveal; the one on screen stays shown
+        on = changes["votes_on"]
+        state = replace(state, predict=on, revealed=on and state.shown is not None)
     apply(room, state, "show", **changes)
     target = url_for(".teach", code=code, present="1" if request.form.get("present") == "1" else None)
     return redirect(target, code=303)
