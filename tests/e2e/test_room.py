@@ -74,7 +74,8 @@ def test_students_follow_the_teacher_and_vote(browser: Browser, room_server: Ser
     step(teacher)
     for student in (anna, ben):
         expect(student.locator(".text-so-far")).to_have_text(text_of(teacher))
-        expect(student.locator("#range-bar")).to_have_attribute("data-r", teacher.locator("#range-bar").get_attribute("data-r"))
+        r = teacher.locator("#range-bar").get_attribute("data-r")
+        expect(student.locator("#range-bar")).to_have_attribute("data-r", r)
     step(teacher)
     expect(anna.locator(".text-so-far")).to_have_text(text_of(teacher))
     step(teacher, "Back")

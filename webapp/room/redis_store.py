@@ -5,6 +5,7 @@ Keys, for a room with code C (every one expires idle_seconds after the teacher's
     tbt:room:C            hash: the Room's fields
     tbt:room:C:students   hash: student id -> nickname
     tbt:room:C:votes      hash: "round:student" -> token id
+    tbt:room:C:changes    hash: "round:student" -> how often the vote was changed
     tbt:room:C:results    hash: round -> JSON
     tbt:rooms             sorted set: code -> last change, to bound the open rooms
     tbt:hit:KEY:WINDOW    rate-limit counters
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import redis
 
-from .store import ROOM_FIELDS, Room, RoomsFull, RoomStore, Vote
+from .store import MAX_VOTE_CHANGES, ROOM_FIELDS, Room, RoomsFull, RoomStore, Vote
 
 PREFIX = "tbt:room:"
 ROOMS = "tbt:rooms"
@@ -55,7 +56,12 @@ VOTE = """
 local room = redis.call('HMGET', KEYS[1], 'round', 'round_open')
 if room[1] ~= ARGV[1] or room[2] ~= '1' then return 0 end
 if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then return -1 end
-redis.call('HSET', KEYS[3], ARGV[1] .. ':' .. ARGV[2], ARGV[3])
+local field = ARGV[1] .. ':' .. ARGV[2]
+if redis.call('HEXISTS', KEYS[3], field) == 1 then
+  if redis.call('HINCRBY', KEYS[4], field, 1) > tonumber(ARGV[4]) then return -2 end
+  redis.call('EXPIRE', KEYS[4], redis.call('TTL', KEYS[1]))
+end
+redis.call('HSET', KEYS[3], field, ARGV[3])
 redis.call('EXPIRE', KEYS[3], redis.call('TTL', KEYS[1]))
 return 1
 """
@@ -139,8 +145,9 @@ class RedisStore(RoomStore):
         return self.r.hlen(self._keys(code)[1])
 
     def vote(self, code: str, round_: int, student: str, token: int) -> Vote:
-        done = self._vote(keys=self._keys(code)[:3], args=[round_, student, token])
-        return {1: Vote.COUNTED, 0: Vote.CLOSED, -1: Vote.NOT_JOINED}[done]
+        keys = self._keys(code)
+        done = self._vote(keys=[*keys[:3], keys[0] + ":changes"], args=[round_, student, token, MAX_VOTE_CHANGES])
+        return {1: Vote.COUNTED, 0: Vote.CLOSED, -1: Vote.NOT_JOINED, -2: Vote.TOO_MANY}[done]
 
     def _votes(self, code: str) -> dict[tuple[int, str], int]:
         every = self.r.hgetall(self._keys(code)[2])

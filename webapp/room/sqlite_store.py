@@ -13,7 +13,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from .store import ROOM_FIELDS, Room, RoomsFull, RoomStore, Vote
+from .store import MAX_VOTE_CHANGES, ROOM_FIELDS, Room, RoomsFull, RoomStore, Vote
 
 BUSY_MS = 10_000
 SCHEMA = """
@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS students (
     code TEXT NOT NULL, student TEXT NOT NULL, nickname TEXT NOT NULL, PRIMARY KEY (code, student));
 CREATE TABLE IF NOT EXISTS votes (
     code TEXT NOT NULL, round INTEGER NOT NULL, student TEXT NOT NULL, token INTEGER NOT NULL,
-    PRIMARY KEY (code, round, student));
+    changes INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (code, round, student));
 CREATE INDEX IF NOT EXISTS votes_by_student ON votes (code, student);
 CREATE TABLE IF NOT EXISTS results (
     code TEXT NOT NULL, round INTEGER NOT NULL, result TEXT NOT NULL, PRIMARY KEY (code, round));
@@ -129,11 +129,16 @@ class SQLiteStore(RoomStore):
             "INSERT INTO votes (code, round, student, token) SELECT ?, ?, ?, ? "
             "WHERE EXISTS (SELECT 1 FROM rooms WHERE code = ? AND round = ? AND round_open = 1) "
             "AND EXISTS (SELECT 1 FROM students WHERE code = ? AND student = ?) "
-            "ON CONFLICT (code, round, student) DO UPDATE SET token = excluded.token",
-            (code, round_, student, token, code, round_, code, student))
+            "ON CONFLICT (code, round, student) DO UPDATE SET token = excluded.token, changes = changes + 1 "
+            "WHERE changes < ?",
+            (code, round_, student, token, code, round_, code, student, MAX_VOTE_CHANGES))
         if cursor.rowcount == 1:
             return Vote.COUNTED
-        return Vote.CLOSED if self.nickname(code, student) is not None else Vote.NOT_JOINED
+        if self.nickname(code, student) is None:
+            return Vote.NOT_JOINED
+        open_ = self.db.execute("SELECT 1 FROM rooms WHERE code = ? AND round = ? AND round_open = 1",
+                                (code, round_)).fetchone()
+        return Vote.TOO_MANY if open_ else Vote.CLOSED
 
     def votes(self, code: str, round_: int) -> dict[str, int]:
         return dict(self.db.execute("SELECT student, token FROM votes WHERE code = ? AND round = ?", (code, round_)))

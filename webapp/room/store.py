@@ -29,6 +29,7 @@ from pathlib import Path
 DEFAULT_IDLE_SECONDS = 3 * 3600
 DEFAULT_MAX_ROOMS = 1000
 DEFAULT_MAX_STUDENTS = 2000
+MAX_VOTE_CHANGES = 20  # per student and round: the votes' rate limit, kept in the vote itself
 STORE_ENV = "TOKEN_BY_TOKEN_ROOM_STORE"
 
 
@@ -57,6 +58,7 @@ class Vote(Enum):
     COUNTED = "counted"
     CLOSED = "closed"  # no such round open: revealed, abandoned, or not begun
     NOT_JOINED = "not joined"
+    TOO_MANY = "too many changes"  # the student changed their vote MAX_VOTE_CHANGES times on this round
 
 
 class RoomsFull(Exception):
@@ -101,7 +103,8 @@ class RoomStore(ABC):
 
     @abstractmethod
     def vote(self, code: str, round_: int, student: str, token: int) -> Vote:
-        """Store (or replace) the student's vote on round_, if that round is open."""
+        """Store (or replace) the student's vote on round_, if that round is open and the student
+        has changed it fewer than MAX_VOTE_CHANGES times."""
 
     @abstractmethod
     def votes(self, code: str, round_: int) -> dict[str, int]:

@@ -320,10 +320,9 @@ def vote(code: str):
     """A student's guess at the next token; a second one on the same step replaces the first."""
     rs.check_origin()
     room = rs.find_room(code)
-    student = rs.student_id(room)
-    if student is None:
+    student = request.cookies.get(rs.STUDENT_COOKIE)  # the store checks that the student is in the room
+    if not codes.is_secret_shaped(student):
         abort(403, description="join the room first: only students in the room can vote.")
-    rs.limit(f"vote:{student}", current_app.config["ROOM_VOTES_PER_MINUTE"])
     round_text = request.form.get("round", "")
     if not (round_text.isascii() and round_text.isdigit()):
         raise InvalidInput("the vote must say which step it is for")
@@ -335,6 +334,8 @@ def vote(code: str):
         abort(409, description="voting on that step has closed: the teacher has revealed it or moved on.")
     if outcome is Vote.NOT_JOINED:
         abort(403, description="join the room first: only students in the room can vote.")
+    if outcome is Vote.TOO_MANY:
+        abort(429, description="you have changed your vote on this step too often; it stays as it is.")
     if is_htmx():
         room = rs.find_room(code)
         return render_template("room/_me.html", oob=False, **student_context(room, student))

@@ -7,6 +7,7 @@ room's path: the key in an HttpOnly, SameSite=Strict cookie that never appears i
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -42,7 +43,6 @@ DEFAULTS = {
     "ROOM_MAX_STUDENTS": DEFAULT_MAX_STUDENTS,
     "ROOM_FAILED_JOINS_PER_MINUTE": 10,  # per address: guessing codes
     "ROOM_JOINS_PER_MINUTE": 3000,  # per address: a class behind one NAT joins at once
-    "ROOM_VOTES_PER_MINUTE": 30,  # per student
     "ROOM_CHANGES_PER_MINUTE": 600,  # per room, by the teacher (auto-play at its fastest is 120)
 }
 
@@ -50,11 +50,38 @@ DEFAULTS = {
 def register(app: Flask) -> None:
     for name, value in DEFAULTS.items():
         app.config.setdefault(name, value)
+    app.wsgi_app = NotModified(app.wsgi_app, app)
 
 
-def store() -> RoomStore:
+SCREEN_PATH = re.compile(r"^/room/([A-Z0-9]{8})/screen$")
+
+
+class NotModified:
+    """Answer a student's poll whose screen is current with a bare 304, before Flask does any work.
+
+    Most of what a lecture hall sends is this question ("has the teacher's screen changed since
+    version N?"), and the answer is one read of the room's version from the store. Anything else,
+    including every poll whose answer is not 304, goes on to the app.
+    """
+
+    def __init__(self, wsgi_app, app: Flask):
+        self.wsgi_app, self.app = wsgi_app, app
+
+    def __call__(self, environ, start_response):
+        match = SCREEN_PATH.match(environ.get("PATH_INFO", ""))
+        etag = environ.get("HTTP_IF_NONE_MATCH", "")
+        if match and etag and environ.get("REQUEST_METHOD") == "GET":
+            code = match.group(1)
+            version = store(self.app).version(code, now())
+            if version is not None and etag.strip() == f'"{code}-{version}"':
+                start_response("304 Not Modified", [("ETag", etag.strip()), ("Cache-Control", "no-cache")])
+                return [b""]
+        return self.wsgi_app(environ, start_response)
+
+
+def store(app: Flask | None = None) -> RoomStore:
     """The app's room store, opened on first use (in each process: after gunicorn forks)."""
-    app = current_app
+    app = app or current_app
     existing = app.extensions.get("room_store")
     if existing is not None:
         return existing
