@@ -216,7 +216,10 @@ class Teacher:
         status, _, _ = await self.conn.request("POST", f"/room/{self.code}/state", {"url": self.url, "action": action})
         if status != 200:
             self.fig.errors.append(f"teacher publish: {status}")
-        self.version += 1
+        version = (await self.results())["version"]  # a Reveal makes two: the round closed, then counted
+        for v in range(self.version + 2, version + 1):
+            self.fig.published[v] = (sent, kind)
+        self.version = version
 
     async def lesson(self, duration: float, every: float, reveal_after: float, stop: asyncio.Event) -> None:
         end = time.monotonic() + duration

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import gzip
 import io
 from dataclasses import replace
 from urllib.parse import urlsplit
@@ -171,6 +170,7 @@ def count_round(room: Room, state: State, round_: int) -> None:
     picked = state.ids[state.shown]
     result = round_result(round_, screen.result, picked, rs.store().votes(room.code, round_))
     rs.store().save_result(room.code, round_, result.to_json())
+    rs.store().update(room, rs.now())  # a new version: screens and records read again, with the result
 
 
 @bp.get("/room/<code>/qr.svg")
@@ -238,7 +238,7 @@ def student_context(room: Room, student: str) -> dict:
     store = rs.store()
     mine = store.votes_of(room.code, student)
     lesson = rs.lesson(room)
-    model = rs.model_of(rs.state_of(room))
+    model = rs.room_model(room)
     return {"room": room, "my_vote": mine.get(room.round) if room.round_open else None,
             "guesses": lesson.record(mine), "token_text": model.tokenizer.token_text,
             "nickname": store.nickname(room.code, student)}
@@ -264,45 +264,29 @@ def follow(code: str):
     student = rs.student_id(room)
     if student is None:
         return redirect(url_for(".join_form", code=code), code=303)
-    context = {**follow_context(room), **student_context(room, student)}
+    context = {**follow_context(room), **student_context(room, student), "round_status": round_status(room)}
     return render_template("room/follow.html", animate=False, **context)
 
 
 @bp.get("/room/<code>/screen")
 def follow_screen(code: str):
-    """The teacher's screen as students' panels: 304 while the version they have is current."""
-    store = rs.store()
-    version = store.version(code, rs.now()) if codes.normalise_code(code) == code else None
-    if version is None:
-        abort(404, description="this room has ended.")
-    if request.if_none_match.contains(f"{code}-{version}"):
-        return not_modified(code, version)
-    gz = "gzip" in request.headers.get("Accept-Encoding", "").lower()
-    cache = rs.screen_cache()
-    kept = cache.get((code, version, gz))
-    if kept is None:
-        room = rs.find_room(code)
-        html = render_template("room/_follow_fragments.html", oob=True, animate=room.action == "step",
-                               **follow_context(room))
-        body = html.encode("utf-8")
-        headers = {"Content-Type": "text/html; charset=utf-8",
-                   "X-Room-Round": f"{room.round}-{'open' if room.round_open else 'closed'}"}
-        if gz:
-            body, headers["Content-Encoding"] = gzip.compress(body, compresslevel=5, mtime=0), "gzip"
-        version, kept = room.version, (body, headers)
-        cache.put((code, version, gz), kept)
-    response = current_app.response_class(kept[0], headers=kept[1])
-    response.set_etag(f"{code}-{version}")
+    """The teacher's screen as students' panels (room_polls.py answers 304s and repeats before this)."""
+    room = rs.find_room(code)
+    html = render_template("room/_follow_fragments.html", oob=True, animate=room.action == "step",
+                           **follow_context(room))
+    response = current_app.make_response(html)
+    response.set_etag(f"{code}-{room.version}")
     response.headers["Cache-Control"] = "no-cache"
-    response.vary.add("Accept-Encoding")
+    response.headers["X-Room-Round"] = round_status(room)
     return response
 
 
-def not_modified(code: str, version: int):
-    response = current_app.response_class(status=304)
-    response.set_etag(f"{code}-{version}")
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+def round_status(room: Room) -> str:
+    """'3-open', '3-closed' once round 3's result is saved (the students' records changed), else '3-closing'."""
+    if room.round_open:
+        return f"{room.round}-open"
+    counted = any(r.round == room.round for r in rs.lesson(room).results)
+    return f"{room.round}-{'closed' if counted else 'closing'}"
 
 
 @bp.get("/room/<code>/me")
@@ -327,9 +311,7 @@ def vote(code: str):
     if not (round_text.isascii() and round_text.isdigit()):
         raise InvalidInput("the vote must say which step it is for")
     token = read_guess(room)
-    if int(round_text) != room.round or not room.round_open:
-        abort(409, description="voting on that step has closed: the teacher has revealed it or moved on.")
-    outcome = rs.store().vote(code, room.round, student, token)
+    outcome = rs.store().vote(code, int(round_text), student, token)  # only while that round is open
     if outcome is Vote.CLOSED:
         abort(409, description="voting on that step has closed: the teacher has revealed it or moved on.")
     if outcome is Vote.NOT_JOINED:
@@ -344,7 +326,7 @@ def vote(code: str):
 
 def read_guess(room: Room) -> int:
     """The token voted for: a token id from the ballot, or the one token a typed word is."""
-    model = rs.model_of(rs.state_of(room))
+    model = rs.room_model(room)
     token = request.form.get("token", "").strip()
     if token:
         if not (token.isascii() and token.isdigit()) or len(token) > 9:

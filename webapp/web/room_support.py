@@ -7,7 +7,6 @@ room's path: the key in an HttpOnly, SameSite=Strict cookie that never appears i
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -50,33 +49,9 @@ DEFAULTS = {
 def register(app: Flask) -> None:
     for name, value in DEFAULTS.items():
         app.config.setdefault(name, value)
-    app.wsgi_app = NotModified(app.wsgi_app, app)
+    from .room_polls import StudentPolls
 
-
-SCREEN_PATH = re.compile(r"^/room/([A-Z0-9]{8})/screen$")
-
-
-class NotModified:
-    """Answer a student's poll whose screen is current with a bare 304, before Flask does any work.
-
-    Most of what a lecture hall sends is this question ("has the teacher's screen changed since
-    version N?"), and the answer is one read of the room's version from the store. Anything else,
-    including every poll whose answer is not 304, goes on to the app.
-    """
-
-    def __init__(self, wsgi_app, app: Flask):
-        self.wsgi_app, self.app = wsgi_app, app
-
-    def __call__(self, environ, start_response):
-        match = SCREEN_PATH.match(environ.get("PATH_INFO", ""))
-        etag = environ.get("HTTP_IF_NONE_MATCH", "")
-        if match and etag and environ.get("REQUEST_METHOD") == "GET":
-            code = match.group(1)
-            version = store(self.app).version(code, now())
-            if version is not None and etag.strip() == f'"{code}-{version}"':
-                start_response("304 Not Modified", [("ETag", etag.strip()), ("Cache-Control", "no-cache")])
-                return [b""]
-        return self.wsgi_app(environ, start_response)
+    app.wsgi_app = StudentPolls(app.wsgi_app, app)
 
 
 def store(app: Flask | None = None) -> RoomStore:
@@ -197,36 +172,42 @@ class Lesson:
 
 
 def lesson(room: Room) -> Lesson:
-    return Lesson([RoundResult.from_json(text) for text in store().results(room.code).values()])
+    """The room's revealed rounds, read once per version in each process (results change only with it)."""
+    lessons = current_app.extensions.setdefault("room_lessons", LRU(256))
+    kept = lessons.get((room.code, room.version))
+    if kept is None:
+        kept = Lesson([RoundResult.from_json(text) for text in store().results(room.code).values()])
+        lessons.put((room.code, room.version), kept)
+    return kept
 
 
 def model_of(state: State):
     return get_model(current_app.extensions["models"], state.model)
 
 
-# --- students' screens, rendered once per version in each process ------------------------------
+def room_model(room: Room):
+    """The model on the teacher's screen, without reading the whole state (a vote needs only this)."""
+    name = dict(parse_qsl(room.state)).get("model", "").strip() or current_app.config["DEFAULT_MODEL"]
+    return get_model(current_app.extensions["models"], name)
 
-class ScreenCache:
-    """The shared part of students' screens by (room, version, gzip): one render for the whole class."""
 
-    def __init__(self, size: int = 64):
-        self._items: OrderedDict[tuple, tuple[bytes, dict]] = OrderedDict()
+class LRU:
+    """A small thread-safe least-recently-used map."""
+
+    def __init__(self, size: int):
+        self._items: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
         self.size = size
 
-    def get(self, key: tuple):
+    def get(self, key):
         with self._lock:
             item = self._items.get(key)
             if item is not None:
                 self._items.move_to_end(key)
             return item
 
-    def put(self, key: tuple, item) -> None:
+    def put(self, key, item) -> None:
         with self._lock:
             self._items[key] = item
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
-
-
-def screen_cache() -> ScreenCache:
-    return current_app.extensions.setdefault("room_screens", ScreenCache())
