@@ -174,7 +174,8 @@ class Student:
                 asyncio.ensure_future(self.call("GET", f"/room/{self.code}/me"))
             else:
                 tokens = re.findall(rb'name="token" value="(\d+)"', content)
-                asyncio.ensure_future(self.vote(int(number), [int(t) for t in tokens]))
+                if tokens:
+                    asyncio.ensure_future(self.vote(int(number), [int(t) for t in tokens]))
 
     async def vote(self, round_: int, tokens: list[int]) -> None:
         times = 2 if random.random() < 0.2 else 1
@@ -216,7 +217,7 @@ class Teacher:
         status, _, _ = await self.conn.request("POST", f"/room/{self.code}/state", {"url": self.url, "action": action})
         if status != 200:
             self.fig.errors.append(f"teacher publish: {status}")
-        version = (await self.results())["version"]  # a Reveal makes two: the round closed, then counted
+        version = (await self.results())["version"]
         for v in range(self.version + 2, version + 1):
             self.fig.published[v] = (sent, kind)
         self.version = version

@@ -16,6 +16,8 @@ scripts, so each is atomic whichever process on whichever machine runs it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import redis
 
 from .store import MAX_VOTE_CHANGES, ROOM_FIELDS, Room, RoomsFull, RoomStore, Vote
@@ -130,6 +132,32 @@ class RedisStore(RoomStore):
         if not version:
             return None
         return Room(**{**room.__dict__, **changes, "version": int(version)})
+
+    def close_round(self, room: Room, now: float, round_: int, count: Callable[[dict[str, int]], str],
+                    **changes) -> Room | None:
+        """WATCH the room and its votes, count, then write both in one MULTI: a vote or another change
+        in between makes EXEC fail, and the caller decides again (as after any lost compare-and-set)."""
+        keys = self._keys(room.code)
+        changes["touched"] = now
+        with self.r.pipeline() as pipe:
+            try:
+                pipe.watch(keys[0], keys[2])
+                if pipe.hget(keys[0], "version") != str(room.version):
+                    return None
+                prefix = f"{round_}:"
+                votes = {k[len(prefix):]: int(v) for k, v in pipe.hgetall(keys[2]).items() if k.startswith(prefix)}
+                result = count(votes)
+                pipe.multi()
+                pipe.hset(keys[0], mapping={k: _encode(v) for k, v in changes.items()})
+                pipe.hincrby(keys[0], "version", 1)
+                pipe.hset(keys[3], str(round_), result)
+                for key in keys[:4]:
+                    pipe.expire(key, self._ttl())
+                pipe.zadd(ROOMS, {room.code: now})
+                pipe.execute()
+            except redis.WatchError:
+                return None
+        return Room(**{**room.__dict__, **changes, "version": room.version + 1})
 
     def join(self, code: str, student: str, nickname: str, max_students: int) -> bool:
         keys = self._keys(code)

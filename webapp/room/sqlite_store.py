@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from .store import MAX_VOTE_CHANGES, ROOM_FIELDS, Room, RoomsFull, RoomStore, Vote
@@ -100,6 +101,20 @@ class SQLiteStore(RoomStore):
         if cursor.rowcount != 1:
             return None
         return Room(**{**room.__dict__, **changes, "version": room.version + 1})
+
+    def close_round(self, room: Room, now: float, round_: int, count: Callable[[dict[str, int]], str],
+                    **changes) -> Room | None:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")  # the write lock: no vote can land until COMMIT
+        try:
+            updated = self.update(room, now, **changes)
+            if updated is not None:
+                self.save_result(room.code, round_, count(self.votes(room.code, round_)))
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        return updated
 
     def join(self, code: str, student: str, nickname: str, max_students: int) -> bool:
         if self.nickname(code, student) is not None:  # joining again, e.g. with another nickname

@@ -13,6 +13,7 @@ its rows or keys are deleted by the next purge (SQLite) or expire on their own (
 
 Two operations must be atomic across processes, and are, in both backends:
     update(room, **changes)   compare-and-set on the version the caller read (None if it moved on)
+    close_round(...)          the same, and the closed round's votes counted into its result
     vote(...)                 stored only while that round is open and the student is in the room,
                               so that a vote racing the reveal is either counted or refused.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 import os
 import sys
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import Enum
 from pathlib import Path
@@ -85,6 +87,12 @@ class RoomStore(ABC):
     @abstractmethod
     def update(self, room: Room, now: float, **changes) -> Room | None:
         """Apply changes if the stored version is still room.version; return the room with version + 1."""
+
+    @abstractmethod
+    def close_round(self, room: Room, now: float, round_: int, count: Callable[[dict[str, int]], str],
+                    **changes) -> Room | None:
+        """update(room, now, **changes), and atomically with it save count(votes of round_) as round_'s
+        result: no vote slips in between, and nobody sees the round closed but not yet counted."""
 
     @abstractmethod
     def join(self, code: str, student: str, nickname: str, max_students: int) -> bool:

@@ -155,22 +155,22 @@ def apply(room: Room, state: State, action: str, **changes) -> Room:
     store = rs.store()
     for _ in range(MAX_ATTEMPTS):
         change = next_round(replace(room, **changes), *rs.step_keys(state))
-        updated = store.update(room, rs.now(), state=rs.encode_state(state), action=action, **changes,
-                               **change.fields())
+        fields = {"state": rs.encode_state(state), "action": action, **changes, **change.fields()}
+        if change.revealed:
+            updated = store.close_round(room, rs.now(), change.revealed, counter(state, change.revealed), **fields)
+        else:
+            updated = store.update(room, rs.now(), **fields)
         if updated is not None:
-            if change.revealed:
-                count_round(updated, state, change.revealed)
             return updated
         room = rs.find_room(room.code)  # another change came first: decide again from it
     abort(409, description="the room changed too often at once; try again.")
 
 
-def count_round(room: Room, state: State, round_: int) -> None:
-    screen = build_screen(models(), state)
+def counter(state: State, round_: int):
+    """count(votes) -> the revealed round's result as JSON, for the store to save as it closes the round."""
+    step = build_screen(models(), state).result  # computed before the store locks anything
     picked = state.ids[state.shown]
-    result = round_result(round_, screen.result, picked, rs.store().votes(room.code, round_))
-    rs.store().save_result(room.code, round_, result.to_json())
-    rs.store().update(room, rs.now())  # a new version: screens and records read again, with the result
+    return lambda votes: round_result(round_, step, picked, votes).to_json()
 
 
 @bp.get("/room/<code>/qr.svg")
@@ -282,11 +282,8 @@ def follow_screen(code: str):
 
 
 def round_status(room: Room) -> str:
-    """'3-open', '3-closed' once round 3's result is saved (the students' records changed), else '3-closing'."""
-    if room.round_open:
-        return f"{room.round}-open"
-    counted = any(r.round == room.round for r in rs.lesson(room).results)
-    return f"{room.round}-{'closed' if counted else 'closing'}"
+    """'3-open' while students vote on round 3, '3-closed' after: room.js then asks for the record."""
+    return f"{room.round}-{'open' if room.round_open else 'closed'}"
 
 
 @bp.get("/room/<code>/me")
