@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
-from room_servers import Server
+from playwright.sync_api import Browser, expect
+from room_helpers import Server, join, new_context, start_room, step, text_of
 from stepping import START
 
 PHONE = {"width": 390, "height": 844}
@@ -25,42 +25,6 @@ def room_server(tmp_path_factory: pytest.TempPathFactory):
     server = Server(f"sqlite:///{folder / 'rooms.sqlite3'}", folder).start()
     yield server
     server.stop()
-
-
-def start_room(context: BrowserContext, url: str) -> tuple[Page, str]:
-    """The teacher opens the stepper and starts a room; return the teacher's page and the room's code."""
-    page = context.new_page()
-    page.goto(url + START)
-    page.get_by_role("button", name="Start a class room").click()
-    expect(page).to_have_url(re.compile(r"/room/[A-Z0-9]{8}/teach"))
-    code = page.url.split("/room/")[1].split("/")[0]
-    expect(page.locator("#room-code")).to_have_text(f"{code[:4]}-{code[4:]}")
-    return page, code
-
-
-def join(context: BrowserContext, url: str, code: str, nickname: str = "") -> Page:
-    page = context.new_page()
-    page.goto(f"{url}/join?code={code}")
-    if nickname:
-        page.get_by_label("Nickname").fill(nickname)
-    page.get_by_role("button", name="Join").click()
-    expect(page).to_have_url(f"{url}/room/{code}")
-    return page
-
-
-def step(teacher: Page, name: str = "Step") -> None:
-    """Press a control on the teacher's screen and wait until the room has it (the panel comes back)."""
-    with teacher.expect_response(re.compile(r"/room/[A-Z0-9]{8}/state$")) as published:
-        teacher.locator("#controls .buttons").get_by_role("button", name=name, exact=True).click()
-    assert published.value.ok
-
-
-def text_of(page: Page) -> str:
-    return page.locator(".text-so-far").inner_text()
-
-
-def new_context(browser: Browser, url: str, **options) -> BrowserContext:
-    return browser.new_context(base_url=url, reduced_motion="reduce", **options)
 
 
 def test_students_follow_the_teacher_and_vote(browser: Browser, room_server: Server, save_screenshot) -> None:
