@@ -122,6 +122,8 @@ class Figures:
     requests: int = 0
     errors: list[str] = field(default_factory=list)
     superseded: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)  # requests by kind: 304, screen, vote, me
+    late_votes: int = 0
 
 
 class Student:
@@ -139,6 +141,11 @@ class Student:
         except (OSError, asyncio.IncompleteReadError) as e:
             self.fig.errors.append(f"{method} {path.split('?')[0]}: {type(e).__name__}")
             return None, {}, b""
+        kind = {304: "poll 304", 200: "screen 200"}.get(status, "") if "/screen" in path else path.rsplit("/", 1)[1]
+        self.fig.kinds[kind] = self.fig.kinds.get(kind, 0) + 1
+        if status == 409 and path.endswith("/vote"):
+            self.fig.late_votes += 1  # after the reveal: refused, as it must be; counted apart from errors
+            return status, got, content
         if status not in ok:
             self.fig.errors.append(f"{method} {path.split('?')[0]}: {status} {content[:120]!r}")
         return status, got, content
@@ -391,8 +398,11 @@ def report(fig: Figures, args, cpu: float, memory, redis_cpu: float, redis_memor
     print(f"  votes: {sum(sent.values()):,} sent (students with an accepted vote), {sum(counted.values()):,} "
           f"counted, over {len(rounds)} rounds; {fig.vote_posts:,} vote requests (some changed their vote); "
           f"rounds where sent != counted: {mismatched or 'none'}")
-    print(f"  requests: {fig.requests:,} ({fig.requests / fig.elapsed:,.0f}/s); errors: {len(fig.errors)}"
-          + (f" e.g. {fig.errors[:3]}" if fig.errors else ""))
+    kinds = ", ".join(f"{k} {v / fig.elapsed:,.0f}/s" for k, v in sorted(fig.kinds.items()))
+    print(f"  requests: {fig.requests:,} ({fig.requests / fig.elapsed:,.0f}/s: {kinds}); server CPU per request "
+          f"{1000 * cpu / max(1, fig.requests):.2f} ms")
+    print(f"  errors: {len(fig.errors)}" + (f" e.g. {[e[:100] for e in fig.errors[:3]]}" if fig.errors else "")
+          + f"; votes refused as too late (409 after the reveal, nothing changed): {fig.late_votes}")
     print(f"  server CPU: {cpu:.1f} s over {fig.elapsed:.0f} s = {cpu / fig.elapsed:.2f} cores; "
           f"memory RSS {memory[0]:.0f} MiB, PSS {memory[1]:.0f} MiB (all its processes)")
     if args.store == "redis":
