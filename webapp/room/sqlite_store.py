@@ -3,11 +3,13 @@
 WAL mode lets readers (students polling the version) go on while a writer commits, and
 synchronous=NORMAL commits without waiting for the disk: a crash of the server loses nothing,
 a power cut may lose the last commits. Each thread of each process has its own connection
-(made after gunicorn forks), and a writer waits up to BUSY_MS for another one to finish.
+(made after gunicorn forks); the threads of a process take turns to write, and a writer waits
+up to BUSY_MS for another process's writer to finish.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import threading
@@ -35,11 +37,24 @@ CREATE TABLE IF NOT EXISTS hits (key TEXT PRIMARY KEY, window INTEGER NOT NULL, 
 BOOLEANS = ("votes_on", "round_open", "leaderboard")
 
 
+def writes(method):
+    """Let one thread of a process write at a time: the others wait on a lock that wakes them at once,
+    rather than in SQLite's busy handler, which sleeps up to 100 ms between tries."""
+
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._writing:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
 class SQLiteStore(RoomStore):
     def __init__(self, path: Path, idle_seconds: float):
         self.path = Path(path)
         self.idle_seconds = idle_seconds
         self._local = threading.local()
+        self._writing = threading.RLock()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.executescript(SCHEMA)
@@ -62,6 +77,7 @@ class SQLiteStore(RoomStore):
     def _alive(self, now: float) -> float:
         return now - self.idle_seconds
 
+    @writes
     def create(self, room: Room, max_rooms: int) -> bool:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
@@ -90,6 +106,7 @@ class SQLiteStore(RoomStore):
                               (code, self._alive(now))).fetchone()
         return None if row is None else row[0]
 
+    @writes
     def update(self, room: Room, now: float, **changes) -> Room | None:
         unknown = set(changes) - set(ROOM_FIELDS)
         if unknown or {"code", "version", "key_hash"} & set(changes):
@@ -102,6 +119,7 @@ class SQLiteStore(RoomStore):
             return None
         return Room(**{**room.__dict__, **changes, "version": room.version + 1})
 
+    @writes
     def close_round(self, room: Room, now: float, round_: int, count: Callable[[dict[str, int]], str],
                     **changes) -> Room | None:
         db = self.db
@@ -116,6 +134,7 @@ class SQLiteStore(RoomStore):
         db.execute("COMMIT")
         return updated
 
+    @writes
     def join(self, code: str, student: str, nickname: str, max_students: int) -> bool:
         if self.nickname(code, student) is not None:  # joining again, e.g. with another nickname
             self.db.execute("UPDATE students SET nickname = ? WHERE code = ? AND student = ?",
@@ -139,6 +158,7 @@ class SQLiteStore(RoomStore):
     def n_students(self, code: str) -> int:
         return self.db.execute("SELECT count(*) FROM students WHERE code = ?", (code,)).fetchone()[0]
 
+    @writes
     def vote(self, code: str, round_: int, student: str, token: int) -> Vote:
         cursor = self.db.execute(
             "INSERT INTO votes (code, round, student, token) SELECT ?, ?, ?, ? "
@@ -168,12 +188,14 @@ class SQLiteStore(RoomStore):
             every.setdefault(round_, {})[student] = token
         return every
 
+    @writes
     def save_result(self, code: str, round_: int, result: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO results (code, round, result) VALUES (?, ?, ?)", (code, round_, result))
 
     def results(self, code: str) -> dict[int, str]:
         return dict(self.db.execute("SELECT round, result FROM results WHERE code = ? ORDER BY round", (code,)))
 
+    @writes
     def hit(self, key: str, limit: int, window: int, now: float) -> bool:
         current = int(now // window) * window  # the window's start, in seconds
         (count,) = self.db.execute(
@@ -182,6 +204,7 @@ class SQLiteStore(RoomStore):
             "RETURNING count", (key, current)).fetchone()
         return count <= limit
 
+    @writes
     def purge(self, now: float) -> int:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
