@@ -172,3 +172,34 @@ def test_a_room_survives_reopening_the_store(tmp_path) -> None:
     assert again.get("ABCDEFGH", T0) == room
     assert again.votes("ABCDEFGH", room.round) == {"s" * 43: 5}
     assert again.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_round_closed_while_votes_arrive_counts_exactly_the_votes_accepted(store, store_url) -> None:
+    import threading
+
+    store.create(new_room(), 10)
+    students = [f"{n:043d}" for n in range(50)]
+    for s in students:
+        store.join("ABCDEFGH", s, "", 100)
+    room = open_round(store)
+    voter = open_store(store_url, IDLE)
+    accepted: dict[str, int] = {}
+    stop = threading.Event()
+
+    def keep_voting() -> None:
+        n = 0
+        while not stop.is_set():
+            student = students[n % 50]
+            if voter.vote("ABCDEFGH", room.round, student, n % 11) is Vote.COUNTED:
+                accepted[student] = n % 11
+            n += 1
+
+    thread = threading.Thread(target=keep_voting)
+    thread.start()
+    while len(accepted) < 50:
+        pass
+    closed = store.close_round(room, T0, room.round, json.dumps, round_open=False)
+    stop.set()
+    thread.join()
+    assert closed is not None
+    assert json.loads(store.results("ABCDEFGH")[room.round]) == accepted == store.votes("ABCDEFGH", room.round)

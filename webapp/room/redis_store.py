@@ -10,8 +10,9 @@ Keys, for a room with code C (every one expires idle_seconds after the teacher's
     tbt:rooms             sorted set: code -> last change, to bound the open rooms
     tbt:hit:KEY:WINDOW    rate-limit counters
 
-The compare-and-set update, the vote (only while its round is open) and the bounded join are Lua
-scripts, so each is atomic whichever process on whichever machine runs it.
+The compare-and-set update, the vote (only while its round is open), the bounded join and closing a
+round (taking its votes as it closes) are Lua scripts, so each is atomic whichever process on
+whichever machine runs it.
 """
 
 from __future__ import annotations
@@ -54,6 +55,21 @@ redis.call('EXPIRE', KEYS[2], redis.call('TTL', KEYS[1]))
 return 1
 """
 
+CLOSE = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return nil end
+redis.call('HSET', KEYS[1], 'round_open', '0')
+local taken = {'ok'}
+local prefix = ARGV[2] .. ':'
+local all = redis.call('HGETALL', KEYS[2])
+for i = 1, #all, 2 do
+  if string.sub(all[i], 1, #prefix) == prefix then
+    table.insert(taken, string.sub(all[i], #prefix + 1))
+    table.insert(taken, all[i + 1])
+  end
+end
+return taken
+"""
+
 VOTE = """
 local room = redis.call('HMGET', KEYS[1], 'round', 'round_open')
 if room[1] ~= ARGV[1] or room[2] ~= '1' then return 0 end
@@ -93,6 +109,7 @@ class RedisStore(RoomStore):
         self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5, health_check_interval=30)
         self._create, self._update = self.r.register_script(CREATE), self.r.register_script(UPDATE)
         self._join, self._vote = self.r.register_script(JOIN), self.r.register_script(VOTE)
+        self._close = self.r.register_script(CLOSE)
 
     @staticmethod
     def _keys(code: str) -> list[str]:
@@ -135,29 +152,25 @@ class RedisStore(RoomStore):
 
     def close_round(self, room: Room, now: float, round_: int, count: Callable[[dict[str, int]], str],
                     **changes) -> Room | None:
-        """WATCH the room and its votes, count, then write both in one MULTI: a vote or another change
-        in between makes EXEC fail, and the caller decides again (as after any lost compare-and-set)."""
+        """Close the round and take its votes in one script (a vote after it is refused), count them, then
+        write the result with the other changes and the new version in one transaction: students see
+        the room change only once the result is there."""
         keys = self._keys(room.code)
+        taken = self._close(keys=[keys[0], keys[2]], args=[room.version, round_])
+        if taken is None:
+            return None
+        votes = {taken[i]: int(taken[i + 1]) for i in range(1, len(taken), 2)}
+        result = count(votes)
         changes["touched"] = now
-        with self.r.pipeline() as pipe:
-            try:
-                pipe.watch(keys[0], keys[2])
-                if pipe.hget(keys[0], "version") != str(room.version):
-                    return None
-                prefix = f"{round_}:"
-                votes = {k[len(prefix):]: int(v) for k, v in pipe.hgetall(keys[2]).items() if k.startswith(prefix)}
-                result = count(votes)
-                pipe.multi()
-                pipe.hset(keys[0], mapping={k: _encode(v) for k, v in changes.items()})
-                pipe.hincrby(keys[0], "version", 1)
-                pipe.hset(keys[3], str(round_), result)
-                for key in keys[:4]:
-                    pipe.expire(key, self._ttl())
-                pipe.zadd(ROOMS, {room.code: now})
-                pipe.execute()
-            except redis.WatchError:
-                return None
-        return Room(**{**room.__dict__, **changes, "version": room.version + 1})
+        with self.r.pipeline() as pipe:  # MULTI/EXEC
+            pipe.hset(keys[3], str(round_), result)
+            pipe.hset(keys[0], mapping={k: _encode(v) for k, v in changes.items()})
+            version = pipe.hincrby(keys[0], "version", 1)
+            for key in keys[:4]:
+                pipe.expire(key, self._ttl())
+            pipe.zadd(ROOMS, {room.code: now})
+            version = pipe.execute()[2]
+        return Room(**{**room.__dict__, **changes, "version": int(version)})
 
     def join(self, code: str, student: str, nickname: str, max_students: int) -> bool:
         keys = self._keys(code)
