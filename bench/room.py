@@ -11,9 +11,9 @@ own, spread over the servers), turns class votes on, and then for --duration sec
   the teacher, every --step-every seconds: Step (GET /step as the browser does, then POST the new
       screen to /room/CODE/state), and --reveal-after seconds later Reveal (the same for ?reveal=1);
   each student: GET /room/CODE/screen with If-None-Match every 0.4 to 0.8 s (room.js's timing),
-      304 while nothing changed; when a round closes, GET /room/CODE/me as room.js does; when one opens, within
-      0.3 s a vote (POST /room/CODE/vote, a ballot token at random); a fifth of them change their
-      vote once, which must replace the first.
+      304 while nothing changed; when a round closes, GET /room/CODE/me within 2 s as room.js does;
+      when one opens, within 0.3 s a vote (POST /room/CODE/vote, a ballot token at random); a fifth
+      of them change their vote once, which must replace the first.
 
 It prints the delay from the teacher's publish to each student's receiving that screen (p50, p99,
 max; for Step screens and all screens), votes sent (students whose vote was accepted, per round)
@@ -177,12 +177,16 @@ class Student:
         if round_ != self.round:
             self.round = round_
             number, state = round_.split("-")
-            if state == "closed":  # the record changed: room.js asks for the student's own part
-                asyncio.ensure_future(self.call("GET", f"/room/{self.code}/me"))
+            if state == "closed":  # the record changed: room.js asks for the student's own part, within 2 s
+                asyncio.ensure_future(self.me())
             else:
                 tokens = re.findall(rb'name="token" value="(\d+)"', content)
                 if tokens:
                     asyncio.ensure_future(self.vote(int(number), [int(t) for t in tokens]))
+
+    async def me(self) -> None:
+        await asyncio.sleep(random.uniform(0, 2.0))
+        await self.call("GET", f"/room/{self.code}/me")
 
     async def vote(self, round_: int, tokens: list[int]) -> None:
         times = 2 if random.random() < 0.2 else 1

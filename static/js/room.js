@@ -8,6 +8,7 @@
   var POLL_MS = 600;
   var JITTER_MS = 200;
   var HIDDEN_POLL_MS = 3000; // a phone in a pocket asks less often
+  var ME_DELAY_MS = 2000; // the student's record after a reveal: spread over two seconds
 
   function main() { return document.getElementById("main"); }
 
@@ -53,7 +54,10 @@
         if (!sameRound) {
           round = newRound;
           resetMyVote(newRound);
-          if (/-closed$/.test(newRound)) htmx.ajax("GET", m.dataset.roomMe, { source: m, target: "#me", swap: "outerHTML" });
+          // The record can wait a moment: the reveal's screens come first for the whole class.
+          if (/-closed$/.test(newRound)) window.setTimeout(function () {
+            htmx.ajax("GET", m.dataset.roomMe, { source: m, target: "#me", swap: "outerHTML" });
+          }, ME_DELAY_MS * Math.random());
         }
       });
     }
