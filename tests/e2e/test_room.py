@@ -92,6 +92,12 @@ def test_students_follow_the_teacher_and_vote(browser: Browser, room_server: Ser
     teacher.goto(teacher.url.split("?")[0] + "?present=1")
     expect(teacher.locator("#room-results")).to_be_visible()
     phone = save_screenshot(anna, "room-student-phone-revealed")
+
+    anna.get_by_role("link", name="Explore from here on my own").click()
+    expect(anna).to_have_url(re.compile(r"/\?prompt="))  # the ordinary stepper, at the teacher's screen
+    expect(anna.locator(".text-so-far")).to_have_text(text_of(teacher))
+    anna.get_by_role("link", name="Follow the teacher").click()
+    expect(anna).to_have_url(f"{url}/room/{code}")
     teacher.screenshot(path=str(phone.parent / "room-teacher-projector.png"))  # what the projector's 1280x720 shows
 
 
