@@ -5,7 +5,9 @@
     python bench/bench_llama.py --llama-python /tmp/llamacpp/bin/python   # llama.cpp from another venv
 
 Prints: load time, resident memory, the prompt pass, tokens/s generating greedily with the KV cache,
-the time of one app step (run_step: forward pass, softmax, sort, ranges), and the same greedy run in
+the time of one app step (run_step: forward pass, softmax, sort, ranges), the machine's own bound
+measured in the same run (one float32 x @ W over every weight matrix of the model's shapes: the bytes
+one token must read, at the memory's speed) and NumPy's share of it, and the same greedy run in
 llama.cpp (llama-cpp-python) with the ratio. llama_cpp is imported only if it is installed here, or
 run by --llama-python (an interpreter whose environment has it: it need not have this project).
 Both sides use the same number of threads (--threads, default 2), set before NumPy loads.
@@ -66,6 +68,7 @@ def bench_numpy(path: Path, n_tokens: int) -> dict:
         start = time.perf_counter()
         model = LlamaModel.load(path.parent)
         ready_s = time.perf_counter() - start
+    bound = bandwidth_bound(model)  # measured before and after the generation: the better of the two
     ids = model.tokenizer.encode_ids(PROMPT)
     start = time.perf_counter()
     logits = model.logits(ids)
@@ -85,11 +88,37 @@ def bench_numpy(path: Path, n_tokens: int) -> dict:
     start = time.perf_counter()  # a paragraph the cache has never seen: whole blocks, then one by one
     run_step(model, PARAGRAPH, [], Settings())
     cold_s = time.perf_counter() - start
+    after = bandwidth_bound(model)
+    bound = min(bound, after, key=lambda b: b["bound_ms"])
     assert logits.dtype == np.float32
     return {"load_s": load_s, "ready_s": ready_s, "rss_mib": rss, "peak_mib": max(peak, rss_mib()[1]),
             "prompt_tokens": len(ids), "prompt_s": prompt_s, **speed(times), "step_ms": 1000 * median(step_times),
-            "cold_s": cold_s, "cold_tokens": len(model.tokenizer.encode(PARAGRAPH)),
+            "cold_s": cold_s, "cold_tokens": len(model.tokenizer.encode(PARAGRAPH)), **bound,
             "pieces": model.tokenizer.decode_pieces(out[:20])}
+
+
+def bandwidth_bound(model, rounds: int = 7) -> dict:
+    """The fastest one token can read the model's weights here: x @ W over matrices of the same shapes, float32.
+
+    Fresh arrays of the forward's layout ([n_in, n_out], contiguous), so that nothing is in the cache;
+    the best of a few rounds, as a token's pass is timed at its median on a machine at rest.
+    """
+    import numpy as np
+
+    shapes = [a.shape for block in model.params["blocks"] for a in block.values() if a.ndim == 2]
+    shapes.append(model.params["output"].shape)
+    rng = np.random.default_rng(0)
+    weights = [rng.standard_normal(shape, dtype=np.float32) for shape in shapes]
+    xs = [np.ones((1, shape[0]), dtype=np.float32) for shape in shapes]
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for x, w in zip(xs, weights, strict=True):
+            x @ w
+        best = min(best, time.perf_counter() - start)
+    n_bytes = sum(w.nbytes for w in weights)
+    return {"bound_ms": 1000 * best, "bound_tokens_per_s": 1 / best, "gb_per_s": n_bytes / best / 1e9,
+            "weights_mb": n_bytes / 1e6}
 
 
 def median(xs: list[float]) -> float:
@@ -165,6 +194,10 @@ def main() -> None:
           f"{ours['tokens_per_s']:.1f} tokens/s ({ours['median_token_ms']:.1f} ms median; mean "
           f"{ours['mean_tokens_per_s']:.1f}/s), app step {ours['step_ms']:.0f} ms, "
           f"cold {ours['cold_tokens']}-token prompt {ours['cold_s']:.2f} s")
+    print(f"bound:     x @ W over the model's {ours['weights_mb']:.0f} MB of weights: {ours['bound_ms']:.1f} ms "
+          f"({ours['gb_per_s']:.1f} GB/s), at most {ours['bound_tokens_per_s']:.1f} tokens/s; NumPy generates at "
+          f"{100 * ours['tokens_per_s'] / ours['bound_tokens_per_s']:.0f} % of it; the cold prompt runs at "
+          f"{ours['cold_tokens'] / ours['cold_s']:.0f} tokens/s")
     print(f"           first 20: {''.join(ours['pieces'])!r}")
     theirs = llama_cpp_result(args, path)
     if theirs is None:

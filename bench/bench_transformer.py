@@ -8,7 +8,7 @@ that gives the logits for the next token:
 - numpy cached: logits(ids) right after logits() of the same ids with another last token, as when
                 a class steps on from the same text: the complete blocks of 32 positions come
                 from the cache, the positions after them (at most 32) run as one block;
-- numpy full:   logits_uncached(ids), every position of the window recomputed;
+- numpy full:   logits(ids, cached=False), every position of the window recomputed;
 - torch eager:  the training script's PyTorch module on the same weights, every position
                 recomputed, the head applied at the last position only (skipped without torch).
 
@@ -91,7 +91,7 @@ def time_lengths(model, gpt, seq, lengths, rounds: int, n_variants: int) -> dict
         # and no call can be answered by the logits of the very same ids computed just before
         variants = [[*seq[: n - 1], token] for token in range(10, 10 + n_variants)]
         model.logits(variants[-1])
-        calls = {"cached": model.logits, "full": model.logits_uncached}
+        calls = {"cached": model.logits, "full": lambda ids: model.logits(ids, cached=False)}
         if gpt is not None:
             calls["torch"] = lambda ids: torch_step(gpt, ids)
         samples = {name: [] for name in calls}
@@ -109,7 +109,7 @@ def check_agreement(model, gpt, seq) -> str:
     import numpy as np
 
     ids = seq[: model.n_ctx]
-    full = model.logits_uncached(ids)
+    full = model.logits(ids, cached=False)
     diffs = f"cached vs full {np.abs(model.logits(ids) - full).max():.1e}"
     if gpt is not None:
         diffs += f", torch vs full {np.abs(torch_step(gpt, ids).numpy() - full).max():.1e}"

@@ -14,7 +14,10 @@ Matmuls run in bfloat16 autocast (fast on CPUs with AMX or AVX-512 BF16); the we
 the exported files and the golden logits are float32.
 
 Writes webapp/models/austen-transformer/{config.json,weights.npz,vocab.json} and the
-test fixture tests/unit/fixtures/transformer_golden.npz (PyTorch logits for fixed prompts).
+test fixtures tests/unit/fixtures/transformer_golden.npz (PyTorch logits for fixed prompts) and
+transformer_inside_golden.npz (PyTorch's residual stream after each block and attention weights
+of each head, for one prompt). `--golden-only` writes the fixtures from the exported weights,
+without training.
 A run is repeatable: same corpus, seed and --steps give the same weights on the same machine.
 """
 
@@ -39,6 +42,8 @@ from webapp.inference.tokenizer import WordTokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "unit" / "fixtures" / "transformer_golden.npz"
+INSIDE_FIXTURE = FIXTURE.with_name("transformer_inside_golden.npz")
+INSIDE_PROMPT = "Mr. Darcy said that Elizabeth was not handsome enough to tempt him"
 GOLDEN_PROMPTS = (
     "It is a truth universally acknowledged, that a single man in possession of a good fortune,",
     "Mr. Darcy said",
@@ -253,6 +258,63 @@ def last_logits(model: GPT, ids: list[int], n_ctx: int, paragraph_id: int) -> np
     return model(torch.tensor([window]))[0, -1].float().numpy()  # [n_vocab]
 
 
+@torch.no_grad()
+def inside(model: GPT, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The residual stream before and after each block, [n_layer + 1, t, c], and each head's attention
+    weights, [n_layer, n_head, t, t], computed from the module's own weights with the softmax written out
+    (scaled_dot_product_attention does not return its weights)."""
+    model.eval()
+    x = model.wte(torch.tensor(ids)) + model.wpe(torch.arange(len(ids)))  # [t, c]
+    streams, weights = [x], []
+    mask = torch.triu(torch.full((len(ids), len(ids)), float("-inf")), diagonal=1)  # [t, t]
+    for block in model.blocks:
+        attn = block.attn
+        t, c = x.shape
+        q, k, v = attn.c_attn(block.ln_1(x)).split(c, dim=1)  # [t, c] each
+        q, k, v = (a.view(t, attn.n_head, c // attn.n_head).transpose(0, 1) for a in (q, k, v))  # [h, t, hd]
+        w = torch.softmax(q @ k.transpose(1, 2) / math.sqrt(c // attn.n_head) + mask, dim=-1)  # [h, t, t]
+        x = x + attn.c_proj((w @ v).transpose(0, 1).reshape(t, c))
+        x = x + block.mlp(block.ln_2(x))
+        streams.append(x)
+        weights.append(w)
+    return torch.stack(streams).numpy(), torch.stack(weights).numpy()
+
+
+def load_exported(folder: Path) -> GPT:
+    """The GPT module with the weights export() wrote (numpy_weights undone)."""
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    model = GPT(config["n_vocab"], config["n_ctx"], config["n_embd"], config["n_head"], config["n_layer"], 0.0)
+    state = {}
+    with np.load(folder / config["weights"]) as arrays:
+        for name in arrays.files:
+            a = torch.from_numpy(arrays[name].astype(np.float32))
+            if name in ("wte", "wpe"):
+                state[name + ".weight"] = a
+            elif name.endswith(".w"):
+                state[name.removesuffix(".w") + ".weight"] = a.T.contiguous()
+            elif name.endswith(".g"):
+                state[name.removesuffix(".g") + ".weight"] = a
+            else:
+                state[name.removesuffix(".b") + ".bias"] = a
+    model.load_state_dict(state)
+    return model
+
+
+def write_fixtures(model: GPT, tokenizer: WordTokenizer, n_ctx: int, heldout: list[str], fixture: Path) -> None:
+    """PyTorch's logits after the golden prompts, and its residual streams and attention for one prompt."""
+    prompts = golden_prompts(tokenizer, heldout, n_ctx)
+    arrays = {}
+    for i, ids in enumerate(prompts):
+        arrays[f"ids_{i}"] = np.array(ids, dtype=np.int64)
+        arrays[f"logits_{i}"] = last_logits(model, ids, n_ctx, tokenizer.paragraph_id)
+    fixture.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(fixture, n_prompts=len(prompts), **arrays)
+    ids = tokenizer.encode_ids(INSIDE_PROMPT)
+    residual, attention = inside(model, ids)
+    np.savez(fixture.with_name(INSIDE_FIXTURE.name), ids=np.array(ids, dtype=np.int64), residual=residual,
+             attention=attention)
+
+
 def golden_prompts(tokenizer: WordTokenizer, heldout: list[str], n_ctx: int) -> list[list[int]]:
     """The fixed prompts' ids, plus one longer than n_ctx (from the held-out text) to test the window."""
     prompts = [tokenizer.encode_ids(p) for p in GOLDEN_PROMPTS]
@@ -283,13 +345,7 @@ def export(model: GPT, tokenizer: WordTokenizer, args, held: float, facts: dict,
     np.savez(out / "weights.npz", **numpy_weights(model))
     if args.vocab.resolve() != (out / "vocab.json").resolve():
         shutil.copyfile(args.vocab, out / "vocab.json")
-    prompts = golden_prompts(tokenizer, heldout, args.n_ctx)
-    fixture = {}
-    for i, ids in enumerate(prompts):
-        fixture[f"ids_{i}"] = np.array(ids, dtype=np.int64)
-        fixture[f"logits_{i}"] = last_logits(model, ids, args.n_ctx, tokenizer.paragraph_id)
-    args.fixture.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(args.fixture, n_prompts=len(prompts), **fixture)
+    write_fixtures(model, tokenizer, args.n_ctx, heldout, args.fixture)
     size = sum(f.stat().st_size for f in out.iterdir())
     print(f"wrote {out} ({size / 1e6:.2f} MB) and {args.fixture}")
 
@@ -320,6 +376,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--no-bf16", dest="bf16", action="store_false", help="train in float32 throughout")
+    p.add_argument("--golden-only", action="store_true", help="only write the test fixtures from --out")
     return p.parse_args(argv)
 
 
@@ -330,6 +387,10 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_flush_denormal(True)  # tiny softmax gradients are denormal at init: 100x slower matmuls
     tokenizer = WordTokenizer.load(args.vocab)
     train_texts, heldout = load_split(args.corpus)
+    if args.golden_only:
+        write_fixtures(load_exported(args.out), tokenizer, args.n_ctx, heldout, args.fixture)
+        print(f"wrote {args.fixture} and {INSIDE_FIXTURE.name} from the weights in {args.out}")
+        return
     train_ids, held_ids = stream(tokenizer, train_texts), stream(tokenizer, heldout)
     model = GPT(tokenizer.n_vocab, args.n_ctx, args.n_embd, args.n_head, args.n_layer, args.dropout)
     n_params = sum(p.numel() for p in model.parameters())

@@ -21,7 +21,8 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 from .inference import InferenceError, Settings, generate, get_model  # noqa: E402
-from .inference.derived.export import step_to_dict  # noqa: E402
+from .inference.chain import DEFAULT_CHAIN  # noqa: E402
+from .inference.derived.export import stages_to_list, step_to_dict, uncertainty_to_dict  # noqa: E402
 from .serve import GUNICORN_THREADS, WAITRESS_THREADS  # noqa: E402
 
 
@@ -49,6 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("--top-p", type=float)
     trace.add_argument("--min-p", type=float)
     trace.add_argument("--seed", type=int, default=0)
+    trace.add_argument("--chain", help="the stages in order, e.g. penalties,top_k,top_p,min_p,temperature "
+                                       "(default: penalties,temperature,top_k,top_p,min_p)")
+    trace.add_argument("--repetition-penalty", type=float)
+    trace.add_argument("--presence-penalty", type=float)
+    trace.add_argument("--frequency-penalty", type=float)
+    trace.add_argument("--range-order", choices=("probability", "vocabulary"), default="probability")
     trace.add_argument("--model")
     trace.add_argument("--rows", type=int, default=5, help="rows of the table to print per step")
     trace.add_argument("--json", action="store_true", help="print each step as a line of JSON")
@@ -180,18 +187,39 @@ def default_first(models: dict) -> list[str]:
 def trace(model, args) -> int:
     if args.steps < 0 or args.steps > 500:
         raise InferenceError(f"--steps must be from 0 to 500, not {args.steps}")
-    settings = Settings(args.temperature, args.top_k, args.top_p, args.min_p, args.seed)
+    chain = DEFAULT_CHAIN if args.chain is None else tuple(n.strip() for n in args.chain.split(",") if n.strip())
+    settings = Settings(temperature=args.temperature, top_k=args.top_k, top_p=args.top_p, min_p=args.min_p,
+                        seed=args.seed, chain=chain, repetition_penalty=args.repetition_penalty,
+                        presence_penalty=args.presence_penalty, frequency_penalty=args.frequency_penalty,
+                        range_order=args.range_order)
     for result in generate(model, args.prompt, args.steps, settings):
         if args.json:
             print(json.dumps(step_to_dict(model, result)))
             continue
-        print(f"step {result.step}  r = {result.r:.4f}  ->  {result.chosen.token!r} (id {result.chosen.id})")
+        u = uncertainty_to_dict(result)
+        surprise = "cut" if u["surprise_bits"] is None else f"{u['surprise_bits']:.2f} bits"
+        print(f"step {result.step}  r = {result.r:.4f}  ->  {result.chosen.token!r} (id {result.chosen.id})  "
+              f"entropy {u['entropy_bits']:.2f} bits, surprise {surprise}")
+        print("  chain: " + "; ".join(stage_line(d) for d in stages_to_list(result)))
         for row in result.rows[: args.rows]:
             cut = "" if row.kept else "  cut"
             span = f"[{row.lo:.4f}, {row.hi:.4f})" if row.kept else ""
             print(f"  {row.rank:>3} {row.token!r:>16} id {row.id:<5} logit {row.logit:8.3f}  "
                   f"p {row.prob:.4f}  {span}{cut}")
     return 0
+
+
+def stage_line(d: dict) -> str:
+    """'top_p 0.9: kept 37 of 5000 (90.2 %)'; 'temperature 0.8'; 'min_p off'."""
+    if not d["on"]:
+        return f"{d['stage']} off"
+    setting = d["setting"] if not isinstance(d["setting"], list) else "/".join("-" if v is None else f"{v:g}"
+                                                                              for v in d["setting"])
+    if d["stage"] == "penalties":
+        return f"penalties {setting}: {d['n_changed']} logits changed"
+    if d["stage"] == "temperature":
+        return f"temperature {setting:g}"
+    return f"{d['stage']} {setting:g}: kept {d['n_kept']:,} of {d['n_in']:,} ({100 * d['mass_kept']:.1f} %)"
 
 
 def report_perplexity(model, files: list[str]) -> int:

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +48,12 @@ SOURCES = {
         "Byte-level BPE tokens: pieces of words, with the space before a word in the token.",
     ),
 }
+
+
+def fetchable(loaded: Iterable[str]) -> list[str]:
+    """The names fetch-model knows that are not loaded yet: ['smollm2-135m'] until it is fetched."""
+    loaded = set(loaded)
+    return [name for name in SOURCES if name not in loaded]
 
 
 class FetchError(Exception):

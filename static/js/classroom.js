@@ -1,5 +1,7 @@
 /* Classroom controls: keyboard shortcuts, auto-play, the help dialog and "Copy link".
-   Everything here drives the page's own buttons, so htmx and the server do the work. */
+   Everything here drives the page's own buttons, so htmx and the server do the work.
+   Listeners are bound once, on the document: htmx replaces the panels, never the document.
+   Controls are found by id or by their data-control attribute, never by their text. */
 (function () {
   "use strict";
 
@@ -8,10 +10,9 @@
 
   function $(id) { return document.getElementById(id); }
 
-  function button(name) {
-    return Array.prototype.find.call(document.querySelectorAll("#controls .buttons button"), function (b) {
-      return b.textContent.trim() === name;
-    });
+  function press(control) {
+    var button = document.querySelector('[data-control="' + control + '"]');
+    if (button) button.click();
   }
 
   function typing(target) {
@@ -37,8 +38,7 @@
 
   function step() {
     if (atLimit()) { setPlaying(false); return; }
-    var b = button("Step");
-    if (b) b.click();
+    press("step");
   }
 
   function nextWhenPicked() {
@@ -63,11 +63,11 @@
 
   var keys = {
     " ": step, "ArrowRight": step,
-    "ArrowLeft": function () { var b = button("Back"); if (b) b.click(); },
+    "ArrowLeft": function () { press("back"); },
     "p": function () { setPlaying(!playing); },
     "ArrowUp": function () { nudgeTemperature(1); },
     "ArrowDown": function () { nudgeTemperature(-1); },
-    "r": function () { var b = button("Reset"); if (b) b.click(); },
+    "r": function () { press("reset"); },
     "?": openHelp
   };
 
@@ -99,23 +99,20 @@
     }
   }
 
-  function wire() {
-    document.querySelectorAll(".needs-js").forEach(function (el) { el.hidden = false; });
-    var play = $("play");
-    if (play && !play.dataset.wired) {
-      play.dataset.wired = "1";
-      play.addEventListener("click", function () { setPlaying(!playing); });
-    }
-    var helpOpen = $("help-open");
-    if (helpOpen && !helpOpen.dataset.wired) {
-      helpOpen.dataset.wired = "1";
-      helpOpen.addEventListener("click", openHelp);
-    }
-    var copy = $("copy-link");
-    if (copy && !copy.dataset.wired) {
-      copy.dataset.wired = "1";
-      copy.addEventListener("click", copyLink);
-    }
+  var clicks = {
+    "play": function () { setPlaying(!playing); },
+    "help-open": openHelp,
+    "copy-link": copyLink
+  };
+
+  document.addEventListener("click", function (event) {
+    var target = event.target.closest && event.target.closest("#play, #help-open, #copy-link");
+    if (target) clicks[target.id]();
+  });
+
+  // What needs JavaScript is hidden in the HTML; show it, on the page and in each swapped panel.
+  function showNeedsJs() {
+    document.querySelectorAll(".needs-js[hidden]").forEach(function (el) { el.hidden = false; });
   }
 
   // Worked examples stay open across steps: the panels are replaced, so reopen what was open.
@@ -139,8 +136,8 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", function () { wire(); showNewest(); });
-  document.addEventListener("htmx:afterSettle", function () { wire(); reopenWorked(); showNewest(); nextWhenPicked(); });
+  document.addEventListener("DOMContentLoaded", function () { showNeedsJs(); showNewest(); });
+  document.addEventListener("htmx:afterSettle", function () { showNeedsJs(); reopenWorked(); showNewest(); nextWhenPicked(); });
   document.addEventListener("pick:done", nextWhenPicked);
   document.addEventListener("htmx:responseError", function () { setPlaying(false); });
   document.addEventListener("htmx:afterRequest", function (event) {

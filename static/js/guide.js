@@ -44,21 +44,25 @@
     show(0);
   }
 
+  var clicks = {
+    "guide-next": function () { if (index >= hints().length - 1) close(); else show(index + 1); },
+    "guide-dismiss": close,
+    "guide-restart": function () {
+      var help = $("help");
+      if (help && help.open) help.close();
+      open();
+    }
+  };
+
+  // Bound once, on the document, and found by id.
+  document.addEventListener("click", function (event) {
+    var target = event.target.closest && event.target.closest("#guide-next, #guide-dismiss, #guide-restart");
+    if (target && $("guide")) clicks[target.id]();
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     var guide = $("guide");
     if (!guide) return;
-    $("guide-next").addEventListener("click", function () {
-      if (index >= hints().length - 1) close(); else show(index + 1);
-    });
-    $("guide-dismiss").addEventListener("click", close);
-    var restart = $("guide-restart");
-    if (restart) {
-      restart.addEventListener("click", function () {
-        var help = $("help");
-        if (help && help.open) help.close();
-        open();
-      });
-    }
     if (document.querySelector(".present")) return; // not on the projector
     if (guide.getAttribute("data-force") === "1" || !remembered()) open();
   });

@@ -94,3 +94,24 @@ def test_server_options_count_before_and_after_serve(argv, expected):
 )
 def test_default_processes(asked, n_cpus, gunicorn_ok, expected):
     assert default_processes(*asked, n_cpus, gunicorn_ok) == expected
+
+
+def test_trace_carries_the_chain_the_penalties_and_the_range_order(bigram):
+    args = ("--chain", "penalties,top_k,top_p,min_p,temperature", "--top-k", "40", "--top-p", "0.9",
+            "--temperature", "0.7", "--repetition-penalty", "1.3", "--presence-penalty", "0.5",
+            "--range-order", "vocabulary")
+    done = trace("Mr. Darcy said", "--steps", "2", "--seed", "7", "--json", "--model", "austen-bigram", *args)
+    assert done.returncode == 0, done.stderr
+    steps = [json.loads(line) for line in done.stdout.splitlines()]
+    s = Settings(temperature=0.7, top_k=40, top_p=0.9, seed=7, repetition_penalty=1.3, presence_penalty=0.5,
+                 chain=("penalties", "top_k", "top_p", "min_p", "temperature"), range_order="vocabulary")
+    expected = generate(bigram, "Mr. Darcy said", 2, s)
+    assert [x["chosen"]["id"] for x in steps] == [e.chosen.id for e in expected]
+    first = steps[0]
+    assert first["chain"] == list(s.chain) and first["range_order"] == "vocabulary"
+    assert first["repetition_penalty"] == 1.3 and first["presence_penalty"] == 0.5
+    assert [st["stage"] for st in first["stages"]] == list(s.chain)
+    assert first["stages"][1]["n_kept"] == 40
+    assert first["uncertainty"]["entropy_bits"] > 0
+    readable = trace("Mr. Darcy said", "--steps", "1", "--seed", "7", "--model", "austen-bigram", *args)
+    assert "top_k 40: kept 40 of 5,000" in readable.stdout and "entropy" in readable.stdout

@@ -21,7 +21,6 @@ from webapp.inference.derived.explain import (
     bigram_example,
     first_ranges,
     softmax_example,
-    truncation_cuts,
 )
 from webapp.inference.derived.vocab_search import search_vocab
 from webapp.inference.step import MAX_SEED
@@ -164,7 +163,7 @@ def test_softmax_example_at_a_temperature_of_1e_320(bigram):
 @given(prompt=prompts, generated=generated_ids, s=any_settings)
 def test_truncation_cuts_add_up(bigram, prompt, generated, s):
     result = run_step(bigram, prompt, generated, s)
-    cuts = truncation_cuts(result)
+    cuts = list(result.cuts)
     active = [rule for rule, value in zip(RULES, (s.top_k, s.top_p, s.min_p), strict=True) if value is not None]
     assert [c.rule for c in cuts] == active
     assert [c.setting for c in cuts] == [v for v in (s.top_k, s.top_p, s.min_p) if v is not None]
@@ -182,7 +181,7 @@ def test_truncation_cuts_name_each_rule_with_its_count(bigram):
     """top-k 50, then top-p 0.9 of what is left, then min-p 0.02 of that: each cut is the difference."""
     s = Settings(temperature=0.8, top_k=50, top_p=0.9, min_p=0.02, seed=3)
     result = run_step(bigram, "Mr. Darcy", (), s)
-    k, p, m = truncation_cuts(result)
+    k, p, m = list(result.cuts)
     assert (k.rule, k.setting, p.rule, p.setting, m.rule, m.setting) == ("top-k", 50, "top-p", 0.9, "min-p", 0.02)
     assert k.n_cut == N_VOCAB - 50
     ranked = np.sort(result.probs)[::-1]  # [n_vocab]
@@ -195,7 +194,7 @@ def test_truncation_cuts_name_each_rule_with_its_count(bigram):
 
 
 def test_no_truncation_means_no_cuts(bigram):
-    assert truncation_cuts(run_step(bigram, "Mr. Darcy", (), Settings())) == []
+    assert list(run_step(bigram, "Mr. Darcy", (), Settings()).cuts) == []
 
 
 # --- ranges ----------------------------------------------------------------------------------------

@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 from webapp.inference import Settings, generate, run_step, text_of
 from webapp.inference.errors import InvalidTokenIds
 from webapp.inference.llama import LlamaModel, rope, rope_tables
-from webapp.inference.machinery.kvcache import KVCache, KVPool
+from webapp.inference.machinery.kvcache import KVCache, KVPool, plan, run_in_blocks
 from webapp.inference.machinery.registry import load_model
 from webapp.inference.machinery.user_models import load_available, load_model_file, load_user_models, user_models_dir
+from webapp.inference.model import Inside
 
 from .tiny_gguf import HEAD_DIM, N_HEAD, N_HEAD_KV, N_LAYER, write_tiny_gguf
 
@@ -112,6 +113,26 @@ def test_cached_logits_match_the_reference_on_every_prefix(model, tiny):
         np.testing.assert_allclose(model.logits(ids[:n]), expected, rtol=2e-4, atol=2e-4, err_msg=f"prefix {n}")
 
 
+def test_cached_logits_equal_the_uncached_pass_on_every_prefix(model, tiny):
+    ids = random_ids(4, 40, model.n_vocab)  # past N_CTX: the window slides
+    m = fresh(tiny)
+    for n in range(len(ids) + 1):
+        np.testing.assert_allclose(m.logits(ids[:n]), model.logits(ids[:n], cached=False), rtol=1e-4, atol=1e-4,
+                                   err_msg=f"prefix {n}")
+
+
+def test_inside_hands_back_every_layers_stream_and_attention(model):
+    ids = random_ids(5, 9, model.n_vocab)
+    inside = Inside()
+    logits = model.logits(ids, inside=inside)
+    assert np.array_equal(logits, model.logits(ids, cached=False))
+    assert len(inside.residual) == N_LAYER + 1 and len(inside.attention) == N_LAYER
+    for weights in inside.attention:  # [n_head, n_q, n_k]
+        assert weights.shape == (N_HEAD, 9, 9)
+        np.testing.assert_allclose(weights.sum(-1), 1, rtol=1e-5)
+        assert not np.triu(weights, k=1).any()
+
+
 def test_logits_are_float32_of_the_vocabulary_size(model):
     logits = model.logits([5, 6, 7])
     assert logits.dtype == np.float32
@@ -157,29 +178,100 @@ def test_threads_get_the_same_logits_as_one_thread(tiny):
 
 
 @pytest.mark.parametrize(
-    ("cached", "n_block", "window", "reusable"),
-    [([5, 9, 2], 0, [5, 9, 2, 7, 1], 0),  # its first four positions make a complete block: run again as one
-     ([5, 9, 2], 0, [5, 9, 2], 2),  # the last position is always run
-     ([5, 9, 2], 0, [5, 9, 7], 2),
-     ([5, 9, 2, 7, 1], 4, [5, 9, 2, 7, 1, 3], 5),
-     ([5, 9, 2, 7, 1], 4, [5, 9, 2], 0),  # back before the block: run one by one, as a cold start would
-     ([5, 9, 2, 7, 1], 4, [5, 9, 2, 8, 1], 0),
-     ([5, 9, 2, 7, 1, 3, 4, 6, 8], 8, [5, 9, 2, 7, 1, 3, 0], 4)],
+    ("sizes", "kept", "window", "reusable"),
+    [((4,), [5, 9, 2, 7], [5, 9, 2, 7, 1], 4),  # the kept block, then a tail of one
+     ((4,), [5, 9, 2, 7], [5, 9, 2, 7], 0),  # the last position gives the logits: its block runs again
+     ((4,), [5, 9, 2, 7], [5, 9, 2, 8, 1], 0),  # differs inside the block
+     ((4,), [5, 9, 2, 7, 1, 3, 4, 6], [5, 9, 2, 7, 1, 3, 0], 4),  # shares one whole block
+     ((4,), [5, 9, 2, 7, 1, 3, 4, 6], [5, 9, 2], 0),
+     ((4,), [], [5, 9, 2, 7, 1], 0),
+     ((4, 1), [5, 9, 2, 7, 1, 3], [5, 9, 2, 7, 1, 3, 8], 6),  # a block, then positions kept one by one
+     ((4, 1), [5, 9, 2, 7, 1, 3], [5, 9, 2, 7, 1, 3, 8, 6], 4),  # 4 to 7 now make a block: run again as one
+     ((4, 1), [5, 9, 2, 7, 1, 3], [5, 9, 2], 0),  # a cold start runs 0 to 2 one by one, not as a block
+     ((4, 1), [5, 9, 2], [5, 9, 2, 7, 1], 0)],  # 0 to 3 make a block now
 )
-def test_a_cache_reuses_only_positions_computed_as_a_cold_start_would(cached, n_block, window, reusable):
+def test_a_cache_reuses_only_blocks_a_cold_start_would_run_the_same_way(sizes, kept, window, reusable):
     cache = KVCache(1, 1, 2, 16)
-    cache.ids, cache.n_block = cached, n_block
-    assert cache.reusable(window, 4) == reusable
+    cache.ids, cache.blocks = kept, plan(len(kept), sizes)
+    assert cache.reusable(window, sizes) == reusable
 
 
-def test_the_pool_hands_out_the_cache_with_the_most_in_common():
-    pool = KVPool(lambda: KVCache(1, 1, 2, 16), block=4)
-    a, b = pool.take([1]), pool.take([1])
-    a.ids, b.ids = [1, 2, 3], [1, 2, 4]
+@pytest.mark.parametrize(
+    ("n", "sizes", "batches"),
+    [(10, (4,), [(0, 4), (4, 8), (8, 10)]),
+     (8, (4,), [(0, 4), (4, 8)]),
+     (3, (4,), [(0, 3)]),
+     (7, (4, 1), [(0, 4), (4, 5), (5, 6), (6, 7)]),
+     (11, (8, 2), [(0, 8), (8, 10), (10, 11)]),
+     (0, (4,), [])],
+)
+def test_a_window_is_cut_into_whole_blocks_largest_first_then_a_tail(n, sizes, batches):
+    assert plan(n, sizes) == batches
+
+
+@given(st.integers(0, 200), st.sampled_from([(32,), (16, 1), (8, 2), (5, 3, 1)]))
+def test_the_batches_tile_the_window_in_order(n, sizes):
+    batches = plan(n, sizes)
+    assert [lo for lo, _ in batches] == [0, *(hi for _, hi in batches)][: len(batches)]
+    assert (batches[-1][1] if batches else 0) == n
+    assert all(hi - lo in sizes for lo, hi in batches[:-1])  # only the last can be a tail
+
+
+def test_a_window_runs_its_blocks_then_one_tail_and_keeps_only_the_blocks():
+    calls = []
+
+    def forward(ids, start, cache, n_logits):
+        calls.append((start, len(ids), n_logits))
+        return np.zeros((n_logits, 3), dtype=np.float32)
+
+    cache = KVCache(1, 1, 2, 16)
+    run_in_blocks([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], cache, forward, (4,))
+    assert calls == [(0, 4, 0), (4, 4, 0), (8, 2, 1)]
+    assert cache.ids == [1, 2, 3, 4, 5, 6, 7, 8]
+    calls.clear()
+    run_in_blocks([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], cache, forward, (4,))
+    assert calls == [(8, 4, 1)]  # a whole last block gives the logits, and is kept
+    assert cache.ids == list(range(1, 13))
+    calls.clear()
+    run_in_blocks([1, 2, 3, 4, 5, 6], cache, forward, (4, 1))  # blocks of 4, then one by one
+    assert calls == [(4, 1, 0), (5, 1, 1)]  # the first block is cut the same way: reused
+    assert cache.blocks == [(0, 4), (4, 5), (5, 6)]
+    calls.clear()
+    run_in_blocks([1, 2, 3, 4, 5, 6, 7, 8, 9], cache, forward, (4, 1))
+    assert calls == [(4, 4, 0), (8, 1, 1)]  # 4 to 7 now make a block: the ones run one by one are not reused
+
+
+@pytest.mark.parametrize("order", ["more first", "fewer first"])
+def test_the_pool_hands_out_the_cache_that_shares_the_most_whatever_the_order(order):
+    pool = KVPool(lambda: KVCache(1, 1, 2, 16), (4,), size=4)
+    more, fewer = KVCache(1, 1, 2, 16), KVCache(1, 1, 2, 16)
+    more.ids, fewer.ids = [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 9, 9, 9, 9]
+    more.blocks = fewer.blocks = [(0, 4), (4, 8)]
+    for cache in (more, fewer) if order == "more first" else (fewer, more):
+        pool.give_back(cache)
+    assert pool.take([1, 2, 3, 4, 5, 6, 7, 8, 1]) is more  # shares 8 positions, the other 4
+    assert pool.take([7, 8]) is not fewer  # nothing in common and room in the pool: a new one
+
+
+def test_the_pool_hands_out_the_cache_that_kept_this_windows_logits():
+    pool = KVPool(lambda: KVCache(1, 1, 2, 16), (4,), size=4)
+    a, b = KVCache(1, 1, 2, 16), KVCache(1, 1, 2, 16)
+    a.ids, b.ids = [], [1, 2, 3, 4]
+    b.blocks = [(0, 4)]
+    a.logits_ids = [1, 2, 3, 4, 5]
     pool.give_back(a)
     pool.give_back(b)
-    assert pool.take([1, 2, 3]) is a  # the same window: its logits are kept
-    assert pool.take([7, 8]) is not b  # nothing in common and room in the pool: a new one
+    assert pool.take([1, 2, 3, 4, 5]) is a
+
+
+def test_the_pool_keeps_at_most_its_size_dropping_the_least_recently_used():
+    pool = KVPool(lambda: KVCache(1, 1, 2, 16), (4,), size=2)
+    caches = [KVCache(1, 1, 2, 16) for _ in range(3)]
+    for i, cache in enumerate(caches):
+        cache.ids, cache.blocks = [i] * 4, [(0, 4)]
+        pool.give_back(cache)
+    assert pool.take([0, 0, 0, 0, 1]) is not caches[0]  # dropped
+    assert pool.take([2, 2, 2, 2, 1]) is caches[2]
 
 
 def test_the_returned_logits_are_a_copy(model):
@@ -194,7 +286,7 @@ def test_ids_outside_the_vocabulary_are_refused(model):
 
 
 def test_rope_turns_neighbouring_pairs():
-    cos, sin = rope_tables(3, 4, 10000.0)  # [3, 4]
+    cos, sin = rope_tables(np.arange(3), 4, 10000.0)  # [3, 4]
     x = np.array([[[1.0, 0.0, 0.0, 1.0]]] * 3, dtype=np.float32)  # [3 positions, 1 head, 4]
     out = rope(x, cos, sin)
     first, second = 2.0, 2.0 / 100  # position 2: angles 2 * 10000^0 and 2 * 10000^(-2/4)

@@ -18,9 +18,10 @@ import numpy as np
 import pytest
 
 from webapp.inference import InvalidTokenIds, Settings, generate
-from webapp.inference.derived.perplexity import token_log_probs
+from webapp.inference.derived.perplexity import log_softmax, token_log_probs
 from webapp.inference.machinery.registry import DEFAULT_MODEL, MODELS_DIR, load_bundled, load_model
-from webapp.inference.transformer import TransformerModel, log_softmax
+from webapp.inference.model import Inside
+from webapp.inference.transformer import TransformerModel, forward
 
 MODEL_DIR = MODELS_DIR / "austen-transformer"
 FIXTURE = Path(__file__).parent / "fixtures" / "transformer_golden.npz"
@@ -55,21 +56,50 @@ def seq() -> list[int]:
 @pytest.fixture(scope="module")
 def reference(model, seq) -> list[np.ndarray]:
     """Uncached logits after every prefix of seq, the empty one included."""
-    return [model.logits_uncached(seq[:n]) for n in range(len(seq) + 1)]
+    return [model.logits(seq[:n], cached=False) for n in range(len(seq) + 1)]
 
 
 @pytest.mark.parametrize("k", range(len(GOLDEN)))
 def test_logits_match_pytorch(model, k):
     ids, expected = GOLDEN[k]
     assert np.abs(fresh(model).logits(ids) - expected).max() <= 1e-4
-    assert np.abs(model.logits_uncached(ids) - expected).max() <= 1e-4
+    assert np.abs(model.logits(ids, cached=False) - expected).max() <= 1e-4
 
 
 def test_logits_are_float32_of_n_vocab(model, seq):
-    for out in (model.logits(seq), model.logits_uncached(seq), model.logits([])):
+    for out in (model.logits(seq), model.logits(seq, cached=False), model.logits([])):
         assert out.dtype == np.float32
         assert out.shape == (model.n_vocab,)
-    assert model.forward(np.array(seq)).dtype == np.float32
+    every = forward(model.params, seq, model.n_head, n_logits=len(seq))
+    assert every.dtype == np.float32
+    assert every.shape == (len(seq), model.n_vocab)
+
+
+def test_every_position_of_one_pass_equals_the_logits_of_its_prefix(model, seq, reference):
+    """The logits a full pass gives at position i are those of the step that reads seq[: i + 1]."""
+    every = forward(model.params, seq, model.n_head, n_logits=len(seq))  # [n_seq, n_vocab]
+    for i in range(len(seq)):
+        assert np.abs(every[i] - reference[i + 1]).max() <= 1e-5, i
+
+
+def test_batches_of_windows_give_each_windows_logits(model, seq):
+    windows = np.array([seq[:20], seq[10:30], seq[30:50]])  # [3, 20]
+    batch = forward(model.params, windows, model.n_head)  # [3, 1, n_vocab]
+    for window, logits in zip(windows, batch, strict=True):
+        assert np.abs(logits[-1] - model.logits(list(window), cached=False)).max() <= 1e-5
+
+
+def test_inside_hands_back_every_blocks_stream_and_attention(model, seq):
+    inside = Inside()
+    logits = model.logits(seq[:12], inside=inside)
+    assert np.array_equal(logits, model.logits(seq[:12], cached=False))  # asking costs nothing in the numbers
+    assert len(inside.residual) == model.n_layer + 1 and len(inside.attention) == model.n_layer
+    assert all(x.shape == (12, model.n_embd) for x in inside.residual)
+    assert np.array_equal(inside.residual[0], model.params["wte"][seq[:12]] + model.params["wpe"][:12])
+    for weights in inside.attention:  # [n_head, n_q, n_k]: each query's weights sum to 1 over the keys before it
+        assert weights.shape == (model.n_head, 12, 12)
+        np.testing.assert_allclose(weights.sum(-1), 1, rtol=1e-5)
+        assert not np.triu(weights, k=1).any()  # no query reads a later position
 
 
 def test_cached_equals_uncached_for_every_prefix(model, seq, reference):
@@ -96,7 +126,7 @@ def test_cache_after_branching(model, seq, reference):
     m.logits(seq[:40])
     branch = seq[:20] + seq[30:40]  # shares 20 tokens with the cached window, then differs
     assert np.array_equal(m.logits(branch), fresh(model).logits(branch))
-    assert np.abs(m.logits(branch) - model.logits_uncached(branch)).max() <= 1e-5
+    assert np.abs(m.logits(branch) - model.logits(branch, cached=False)).max() <= 1e-5
     assert np.array_equal(m.logits(seq[:25]), fresh(model).logits(seq[:25]))  # back on the first branch
     assert np.abs(m.logits(seq[:25]) - reference[25]).max() <= 1e-5
 
@@ -130,7 +160,7 @@ def test_only_the_last_n_ctx_ids_are_read(model):
         ids = long_ids[:end]
         assert np.array_equal(m.logits(ids), m.logits(ids[-n_ctx:]))
         assert np.array_equal(m.logits(ids), fresh(model).logits(ids[-n_ctx:]))
-        assert np.abs(m.logits(ids) - model.logits_uncached(ids)).max() <= 1e-5
+        assert np.abs(m.logits(ids) - model.logits(ids, cached=False)).max() <= 1e-5
 
 
 def test_an_empty_context_reads_as_a_paragraph(model):
@@ -148,13 +178,12 @@ def test_ids_outside_the_vocabulary_are_refused(model, bad):
         model.logits(bad)
 
 
-def test_token_log_probs_equal_logits_on_every_prefix(model):
+def test_token_log_probs_read_each_prefix_as_a_step_does(model):
     ids = GOLDEN[-1][0][: model.n_ctx + 6]  # the window fills, then slides
-    m = fresh(model)
-    slow = np.array([log_softmax(m.logits(ids[:i]))[t] for i, t in enumerate(ids)])
-    assert np.abs(model.token_log_probs(ids) - slow).max() <= 1e-4
-    assert model.token_log_probs([]).shape == (0,)
-    assert np.allclose(model.token_log_probs(ids[:3]), slow[:3], atol=1e-4)
+    windows = [ids[max(0, i - model.n_ctx) : i] or [model.tokenizer.paragraph_id] for i in range(len(ids))]
+    expected = [log_softmax(forward(model.params, w, model.n_head)[-1])[t] for w, t in zip(windows, ids, strict=True)]
+    assert np.abs(token_log_probs(fresh(model), ids) - np.array(expected)).max() <= 1e-4
+    assert token_log_probs(model, []).shape == (0,)
 
 
 def test_held_out_perplexity_is_below_the_bigrams(model):
@@ -194,11 +223,21 @@ def test_the_inference_core_never_imports_torch():
 def test_the_logits_of_a_window_asked_again_are_kept_and_handed_out_as_copies(model, seq, monkeypatch):
     m = fresh(model)
     runs = []
-    run = m._run
-    monkeypatch.setattr(m, "_run", lambda window, cache: runs.append(len(window)) or run(window, cache))
+    run = m._forward
+    monkeypatch.setattr(m, "_forward", lambda ids, *args: runs.append(len(ids)) or run(ids, *args))
     first = m.logits(seq[:10])  # short windows share no complete block: only the kept logits can help
     m.logits(seq[:7])
     first[:] = 0  # the caller's copy, not the kept logits
     again = m.logits(seq[:10])
     assert runs == [10, 7]
     assert np.array_equal(again, fresh(model).logits(seq[:10]))
+
+
+def test_a_step_runs_only_the_tail_after_the_kept_blocks(model, seq, monkeypatch):
+    m = fresh(model)
+    runs = []
+    run = m._forward
+    monkeypatch.setattr(m, "_forward", lambda ids, start, *a: runs.append((start, len(ids))) or run(ids, start, *a))
+    m.logits(seq[:40])  # cold: one block of 32, then a tail of 8
+    m.logits(seq[:41])  # the block is kept: only the tail of 9 runs again
+    assert runs == [(0, 32), (32, 8), (32, 9)]

@@ -6,6 +6,8 @@ import pytest
 
 from webapp.web import create_app
 
+from .seeded import picked_ids
+
 
 @pytest.fixture(scope="session")
 def app():
@@ -17,3 +19,15 @@ def app():
 def client(app):
     """Return a Flask test client for the session's app."""
     return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def model(app):
+    """The default model: the one a URL without `model` gets."""
+    return app.extensions["models"][app.config["DEFAULT_MODEL"]]
+
+
+@pytest.fixture(scope="session")
+def three(model) -> list[int]:
+    """Three ids picked by the seeded r with seeded.BASE's settings (a module may define its own)."""
+    return picked_ids(model, 3)

@@ -15,6 +15,8 @@ from urllib.parse import parse_qs, urlsplit
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 HTMX = {"HX-Request": "true"}
+# the worked examples: <details id="worked-NAME">
+WORKED = ("encode", "logits", "softmax", "sampling", "uncertainty", "decode")
 
 
 @dataclass
@@ -91,6 +93,12 @@ def parse(html: str | bytes) -> Element:
     return builder.root
 
 
+def words(element: Element | None) -> str:
+    """The element's text with runs of white space as one space."""
+    assert element is not None
+    return " ".join(element.text().split())
+
+
 def query_of(url: str) -> dict[str, str]:
     """'/?prompt=a+b&ids=1,2' -> {'prompt': 'a b', 'ids': '1,2'}."""
     return {k: v[0] for k, v in parse_qs(urlsplit(url).query, keep_blank_values=True).items()}
@@ -100,6 +108,13 @@ def ids_of(url: str) -> list[int]:
     """The generated ids in a state URL: '/?ids=4,2' -> [4, 2]; none -> []."""
     text = query_of(url).get("ids", "")
     return [int(i) for i in text.split(",")] if text else []
+
+
+def hidden_fields(doc: Element) -> dict[str, str]:
+    """The state the controls form sends in hidden inputs: {'ids': '4,2', 'at': '0'}."""
+    fields = doc.by_id("state-fields")
+    assert fields is not None, "no state fields"
+    return {e.attrs["name"]: e.attrs["value"] for e in fields.find_all("input") if e.attrs.get("name")}
 
 
 # What the page should show for a figure, written independently of webapp.web.filters.

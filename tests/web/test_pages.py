@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from .markup import HTMX, ids_of, logits_rows, parse, query_of
+from .markup import HTMX, hidden_fields, ids_of, logits_rows, parse, query_of
 
 PANELS = ("tokens", "logits", "chart", "ranges", "text")
 PROMPT = "It is a truth universally acknowledged"
@@ -138,7 +138,7 @@ def test_following_the_step_redirect_marks_the_picked_token(client, three):
     assert len(marked) == 1
     assert marked[0].id == str(picked)
     assert "picked" in marked[0].badges
-    assert doc.by_id("ids").attrs["value"] == ",".join(map(str, ids_of(location)))
+    assert hidden_fields(doc)["ids"] == ",".join(map(str, ids_of(location)))
     new_chip = doc.by_id("tokens").find("li", "chip-new")
     assert new_chip.find("span", "chip-id").text() == str(picked)
     assert doc.by_id("text").find("a", "gen-new") is not None
@@ -150,7 +150,7 @@ def test_step_with_htmx_answers_the_same_state_as_the_redirect(client, three):
     assert htmx.status_code == 200
     assert htmx.headers["HX-Push-Url"] == plain.headers["Location"]
     doc = parse(htmx.data)
-    assert doc.by_id("ids").attrs["value"] == ",".join(map(str, ids_of(plain.headers["Location"])))
+    assert hidden_fields(doc)["ids"] == ",".join(map(str, ids_of(plain.headers["Location"])))
     assert doc.by_id("range-bar").attrs["data-state"] == "ready", "a fresh pick is animated"
 
 
@@ -171,7 +171,7 @@ def test_moving_the_slider_redraws_without_sampling(client, three):
     before = client.get(state_url("/", three, **STATE), headers=HTMX)
     after = client.get(state_url("/", three, **{**STATE, "temperature": "1.7"}), headers=HTMX)
     doc_before, doc_after = parse(before.data), parse(after.data)
-    assert doc_after.by_id("ids").attrs["value"] == ",".join(map(str, three))
+    assert hidden_fields(doc_after)["ids"] == ",".join(map(str, three))
     assert doc_after.by_id("range-bar").attrs["data-r"] == doc_before.by_id("range-bar").attrs["data-r"]
     assert [r.prob for r in logits_rows(doc_after)] != [r.prob for r in logits_rows(doc_before)]
     assert "T = 1.70" in doc_after.by_id("temperature-value").text()
@@ -183,7 +183,7 @@ def test_back_drops_the_last_id(client, three):
     assert ids_of(response.headers["Location"]) == three[:-1]
     assert query_of(response.headers["Location"])["prompt"] == PROMPT
     htmx = client.get(state_url("/back", three, **STATE), headers=HTMX)
-    assert parse(htmx.data).by_id("ids").attrs["value"] == ",".join(map(str, three[:-1]))
+    assert hidden_fields(parse(htmx.data))["ids"] == ",".join(map(str, three[:-1]))
 
 
 def test_back_at_the_prompt_stays_at_the_prompt(client):
@@ -206,7 +206,7 @@ def test_reset_clears_the_ids_and_keeps_prompt_and_settings(client, three):
     assert query == {**STATE, "model": default_model(client)}
     htmx = client.get(state_url("/reset", three, **STATE), headers=HTMX)
     doc = parse(htmx.data)
-    assert doc.by_id("ids").attrs["value"] == ""
+    assert hidden_fields(doc)["ids"] == ""
     assert doc.find("li", "chip-generated") is None
     assert query_of(htmx.headers["HX-Push-Url"]) == query
 
@@ -246,6 +246,6 @@ def test_settings_changed_after_a_pick_say_so(client, three):
     doc = parse(client.get(state_url("/", [*three[:-1], runner_up], **greedy)).data)
     assert "picked with other settings" in doc.by_id("ranges").text()
     assert [row.id for row in logits_rows(doc) if "picked" in row.classes] == [str(api["chosen"]["id"])]
-    assert doc.by_id("ids").attrs["value"].endswith(str(runner_up))
+    assert hidden_fields(doc)["ids"].endswith(str(runner_up))
     same = parse(client.get(state_url("/", [*three[:-1], api["chosen"]["id"]], **greedy)).data)
     assert "picked with other settings" not in same.by_id("ranges").text()

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from webapp.inference import Settings
 from webapp.web.state import State
-from webapp.web.views import StateLinks
+from webapp.web.views import state_links
 
-from .markup import HTMX, ids_of, query_of
+from .markup import HTMX, ids_of, parse, query_of
 
 SETTINGS = ("temperature", "top_k", "top_p", "min_p", "seed")
 
@@ -75,21 +75,48 @@ def test_three_steps_by_redirect_equal_three_steps_of_the_api(client):
     assert {k: v for k, v in query_of(location).items() if k in SETTINGS} == params
 
 
+SOURCES = st.sampled_from(["s", "f"]) | st.floats(0, 1, exclude_max=True)
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     prompt=st.text(max_size=40),
-    ids=st.lists(st.integers(0, 4999), max_size=12),
+    ids_and_sources=st.lists(st.tuples(st.integers(0, 4999), SOURCES), max_size=12),
     temperature=st.floats(0, 5),
     top_k=st.none() | st.integers(1, 5000),
+    min_p=st.none() | st.floats(0, 1),
     at=st.none() | st.integers(0, 11),
-    change=st.sampled_from([{}, {"at": 3}, {"at": None}, {"present": "1"}, {"present": None}, {"q": "a b&c"}]),
+    next_r=st.none() | st.floats(0, 1, exclude_max=True),
+    flags=st.lists(st.booleans(), min_size=4, max_size=4),
+    change=st.sampled_from([{}, {"at": 3}, {"at": None}, {"present": "1"}, {"present": None}, {"q": "a b&c"},
+                            {"token": 17}]),
 )
-def test_state_links_are_the_urls_url_for_writes(app, prompt, ids, temperature, top_k, at, change):
-    """The panels' links encode the state once per screen; they must read exactly as url_for's."""
-    state = State(prompt, "austen-bigram", tuple(ids), Settings(temperature=temperature, top_k=top_k, seed=5),
-                  at=at if at is not None and at < len(ids) else None, present=bool(change.get("present")))
+def test_state_urls_are_the_urls_url_for_writes(app, prompt, ids_and_sources, temperature, top_k, min_p, at, next_r,
+                                                flags, change):
+    """The state's one encoder (links, redirects, HX-Push-Url) must write exactly what url_for writes."""
+    ids = tuple(i for i, _ in ids_and_sources)
+    predict, revealed, present, guide = flags
+    state = State(prompt=prompt, model="austen-bigram", ids=ids,
+                  settings=Settings(temperature=temperature, top_k=top_k, min_p=min_p, seed=5),
+                  sources=tuple(source for _, source in ids_and_sources),
+                  at=at if at is not None and at < len(ids) else None, next_r=next_r, predict=predict,
+                  revealed=revealed, present=present, guide=guide)
     with app.test_request_context("/"):
-        link = StateLinks(state)
-        for endpoint in ("stepper.show", "stepper.qr_code", "stepper.export_csv"):
+        link = state_links(state)
+        for endpoint in ("stepper.show", "stepper.step", "stepper.qr_code", "stepper.export_csv"):
             merged = {k: v for k, v in {**state.query(), **change}.items() if v is not None}
-            assert link(endpoint, **change) == url_for(endpoint, **merged)
+            expected = url_for(endpoint, **merged)
+            assert state.url(url_for(endpoint), **change) == expected
+            assert link(endpoint, **change) == expected
+
+
+def test_redirect_push_url_and_share_link_name_the_same_state(client):
+    """One encoder: the 303, HX-Push-Url and the share link (escaped further, for pasting) read back the same."""
+    params = {"prompt": "Don't (ever) say: 'never', Sir!", "seed": "3", "top_p": "0.9"}
+    location = client.get(f"/step?{urlencode(params)}").headers["Location"]
+    assert client.get(f"/step?{urlencode(params)}", headers=HTMX).headers["HX-Push-Url"] == location
+    assert "'" in location and "(" in location, "the page's own URLs leave what url_for leaves"
+    share = parse(client.get(location).data).by_id("share-link").attrs["value"]
+    assert share.startswith("http://localhost/?")
+    assert "'" not in share and "(" not in share and "," in share, "a link to paste escapes all but commas"
+    assert query_of(share) == query_of(location)

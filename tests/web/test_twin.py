@@ -7,6 +7,8 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 
+from webapp.inference import Row
+
 from .markup import label, logits_rows, num, parse, pct, pick_sentence, rest_row, span
 
 ROW_FIELDS = {"rank", "id", "token", "logit", "scaled", "prob", "kept", "lo", "hi"}
@@ -73,7 +75,7 @@ def expected_rows(step: dict, taken: bool, n_vocab: int) -> list[dict]:
     out = []
     for row in step["rows"]:
         picked = taken and row["id"] == step["chosen"]["id"]
-        cut = not row["kept"] and row["prob"] > 0
+        cut = Row(**row).cut
         renorm = row["kept"] and step["n_kept"] < n_vocab and row["prob_kept"] != row["prob"]
         out.append(
             {
@@ -189,7 +191,7 @@ def test_the_states_cover_what_the_table_can_show(app):
             ids.append(api(client, params, ids)["chosen"]["id"])
         step = api(client, params, ids[:-1])
         seen |= {"greedy"} if step["temperature"] == 0 else set()
-        seen |= {"cut"} if any(not r["kept"] and r["prob"] > 0 for r in step["rows"]) else set()
+        seen |= {"cut"} if any(Row(**r).cut for r in step["rows"]) else set()
         seen |= {"renormalised"} if 0 < step["n_kept"] < step["n_vocab"] else set()
         seen |= {"unk"} if any(t["unk"] for t in step["prompt_tokens"]) else set()
         seen |= {"beyond"} if ids and step["chosen"]["rank"] > len(step["rows"]) else set()

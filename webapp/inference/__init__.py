@@ -1,4 +1,22 @@
-"""The inference loop in NumPy: tokenizer, models, sampling and the step. No web code here."""
+"""The inference loop in NumPy: tokenizer, models, sampling and the step. No web code here.
+
+The lesson, in reading order:
+
+    tokenizer.py    text -> token ids through a word vocabulary; <unk> for words outside it
+    bpe.py          the pretrained model's byte-level BPE tokenizer
+    model.py        what every model offers: a vocabulary, a context size, logits(ids)
+    bigram.py       logits as log-counts of the word pair: checkable by hand
+    transformer.py  a small GPT: forward(), top to bottom, as picoGPT writes it
+    llama.py        SmolLM2's forward(): RMSNorm, rotary positions, grouped-query attention, SwiGLU
+    sampling.py     temperature, softmax, top-k / top-p / min-p, the ranges on [0, 1), the pick
+    chain.py        the sampler chain: penalties, temperature and truncation in any order
+    step.py         one step of the loop as a pure function, and the loop built from it
+    article.py      the seed article's example as a model: a few tokens whose scores the teacher types
+
+machinery/ reads model files and finds models, and holds the KV cache the forward passes can use;
+derived/ holds what the screens derive from a step (worked examples, comparisons, exports,
+vocabulary search, perplexity, uncertainty and surprise, sampling many times).
+"""
 
 from .errors import InferenceError, InvalidSetting, InvalidTokenIds, PromptTooLong, UnknownModel
 from .machinery.registry import get_model, load_bundled, load_model

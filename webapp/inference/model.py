@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -31,6 +32,22 @@ class Tokenizer(Protocol):
     def check_ids(self, ids: Sequence[int]) -> None: ...
 
 
+@dataclass
+class Inside:
+    """What a forward pass hands back when asked for it: the residual stream, queries, keys and attention.
+
+    residual[0] is the embeddings, residual[l] the stream after block l: [n_seq, n_embd] each.
+    For block l: queries[l - 1] [n_head, n_seq, head_dim] and keys[l - 1] [n_head_kv, n_keys, head_dim]
+    (after any rotation, before the 1 / sqrt(head_dim)), and attention[l - 1], the weights
+    [n_head, n_seq, n_keys], each row summing to 1.
+    """
+
+    residual: list[np.ndarray] = field(default_factory=list)
+    queries: list[np.ndarray] = field(default_factory=list)
+    keys: list[np.ndarray] = field(default_factory=list)
+    attention: list[np.ndarray] = field(default_factory=list)
+
+
 class LanguageModel(ABC):
     """A next-token model: ids seen so far in, one logit per vocabulary token out."""
 
@@ -49,6 +66,13 @@ class LanguageModel(ABC):
 
         Only the last n_ctx ids are read (a sliding window). ids may be empty.
         """
+
+    def unembed(self, h: np.ndarray) -> np.ndarray:
+        """The model's head on residual streams: the final norm, then the output matrix. [n, n_embd] -> [n, n_vocab].
+
+        Only models with layers have one; the logit lens reads each layer through it.
+        """
+        raise NotImplementedError(f"{self.name} has no layers")
 
     def token_counts(self) -> np.ndarray | None:
         """How often each token occurred in the training text, if the model knows: [n_vocab]."""

@@ -3,17 +3,20 @@
 Each function is small and pure: arrays in, new arrays out, inputs never changed.
 All probabilities are float64.
 
-The order is fixed: temperature, then softmax, then top-k, then top-p, then min-p.
-Each truncation sees the renormalised output of the one before it (as llama.cpp and
-Hugging Face chain their samplers), and what it keeps is renormalised to sum to 1.
+The stages (penalties, temperature, top-k, top-p, min-p) run in the order chain.py's
+apply_chain is given; by default temperature first, then top-k, top-p and min-p, as
+Hugging Face chains them. Each truncation sees the renormalised output of the stage before
+it, and what it keeps is renormalised to sum to 1.
 
 Ranges: the kept tokens are laid end to end on [0, 1), largest probability first,
-ties by smaller id. The pick is the first range whose upper end is greater than r.
+ties by smaller id (or in vocabulary order, smaller id first, as the seed article lays them
+out). The pick is the first range whose upper end is greater than r.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,19 +30,24 @@ def check_temperature(temperature: float) -> float:
     return t
 
 
-def softmax(z: np.ndarray) -> np.ndarray:
-    """Softmax in float64, subtracting the max first so that exp never overflows.
+def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Softmax along axis, subtracting the max first so that exp never overflows.
 
-    [1, 2, 3] -> [0.090, 0.245, 0.665]; [1e300, 1e300] -> [0.5, 0.5]; [0, -inf] -> [1, 0]
+    [1, 2, 3] -> [0.090, 0.245, 0.665]; [1e300, 1e300] -> [0.5, 0.5]; [0, -inf] -> [1, 0];
+    all -inf -> equal shares. Float arrays keep their precision (the models' attention runs in
+    float32); anything else is computed in float64.
     """
-    z = np.asarray(z, dtype=np.float64)  # [n_vocab]
-    finite = np.isfinite(z)
-    if not finite.any():  # all -inf: nothing can be chosen, so share equally
-        return np.full(z.shape, 1.0 / z.size)
-    with np.errstate(over="ignore"):  # -1e308 - 1e308 is -inf, which exp turns into 0 as it should
-        shifted = np.where(finite, z - z[finite].max(), -np.inf)  # [n_vocab], max is 0
-    e = np.exp(shifted)  # [n_vocab], in [0, 1], at least one is 1
-    return e / e.sum()
+    z = np.asarray(z)
+    if z.dtype not in (np.float32, np.float64):
+        z = z.astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # -1e308 - 1e308 is -inf, which exp turns into 0
+        top = z.max(axis=axis, keepdims=True)  # -inf where every entry is -inf
+        e = np.exp(z - np.where(np.isfinite(top), top, 0))  # same shape as z, in [0, 1]
+    total = e.sum(axis=axis, keepdims=True)
+    if not total.all():  # all -inf: nothing can be chosen, so share equally
+        e = np.where(total == 0, 1, e)
+        total = e.sum(axis=axis, keepdims=True)
+    return e / total
 
 
 def scale(logits: np.ndarray, temperature: float) -> np.ndarray | None:
@@ -122,6 +130,16 @@ def renormalise(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return kept / kept.sum()
 
 
+@dataclass(frozen=True)
+class Cut:
+    """What one truncation rule removed: how many tokens, and their probability at T before any cut."""
+
+    rule: str  # "top-k", "top-p" or "min-p"
+    setting: float
+    n_cut: int
+    mass_cut: float
+
+
 def ranges(probs: np.ndarray, ranked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper ends of each token's range on [0, 1), in ranking order.
 
@@ -136,6 +154,17 @@ def ranges(probs: np.ndarray, ranked: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return lo, hi
 
 
+def layout(probs: np.ndarray, ranked: np.ndarray, range_order: str = "probability") -> np.ndarray:
+    """The kept ids in the order their ranges are laid on [0, 1): by ranking, or by id ("vocabulary").
+
+    probs [0.1, 0.2, 0.7]: "probability" -> [2, 1, 0]; "vocabulary" -> [0, 1, 2], the article's
+    "0.0 to 0.1 -> token 0; 0.1 to 0.3 -> token 1; 0.3 to 1.0 -> token 2".
+    """
+    if range_order == "vocabulary":
+        return np.flatnonzero(probs > 0)  # [n_kept] ids, ascending
+    return ranked[probs[ranked] > 0]  # [n_kept] ids, in ranking order
+
+
 def pick(hi: np.ndarray, r: float) -> int:
     """Index of the first range whose upper end is greater than r (r in [0, 1))."""
     return min(int(np.searchsorted(hi, r, side="right")), len(hi) - 1)
@@ -144,3 +173,17 @@ def pick(hi: np.ndarray, r: float) -> int:
 def random_r(seed: int, step: int) -> float:
     """The random number of generation step i: default_rng([seed, i]).random(), in [0, 1)."""
     return float(np.random.default_rng([seed, step]).random())
+
+
+def random_rs(seed: int, step: int, n: int) -> np.ndarray:
+    """The n random numbers of "sample many" at step i: r_j = default_rng([seed, i, j]).random(), j = 1..n."""
+    return np.array([np.random.default_rng([seed, step, j]).random() for j in range(1, n + 1)])  # [n]
+
+
+def sample_many(hi: np.ndarray, rs: np.ndarray) -> np.ndarray:
+    """How many of the rs land in each range: the pick for every r at once. [n_kept], summing to len(rs).
+
+    hi [0.1, 0.3, 1.0], rs [0.05, 0.2, 0.9, 0.95] -> [1, 1, 2].
+    """
+    j = np.minimum(np.searchsorted(hi, rs, side="right"), len(hi) - 1)  # [n], as pick() does for one r
+    return np.bincount(j, minlength=len(hi))  # [n_kept]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import sampling
+from . import chain, sampling
 from .errors import InvalidSetting, InvalidTokenIds, PromptTooLong
 from .model import LanguageModel
 from .tokenizer import Token
@@ -26,6 +26,9 @@ MAX_PROMPT_CHARS = 2000
 MAX_TOKENS = 1024  # prompt + generated: a bound on the work one request can ask for
 MAX_SEED = 2**63 - 1
 N_ROWS = 20  # rows of the logits table
+MAX_REPETITION_PENALTY = 10.0
+MAX_PENALTY = 2.0  # presence and frequency, as OpenAI's API bounds them
+RANGE_ORDERS = ("probability", "vocabulary")
 
 # How a generated token came about, as the URL, the page and the exports record it; a float in
 # their place is an r the teacher typed in.
@@ -35,16 +38,29 @@ FORCED = "f"  # chosen by hand from the table
 
 @dataclass(frozen=True)
 class Settings:
-    """How to turn logits into a pick. None switches a truncation off."""
+    """How to turn logits into a pick. None switches a truncation or a penalty off.
+
+    `chain` is the order of the stages (chain.py); a stage it leaves out is not applied.
+    `range_order` lays the kept tokens on [0, 1) by probability (largest first) or by id.
+    """
 
     temperature: float = 1.0
     top_k: int | None = None
     top_p: float | None = None
     min_p: float | None = None
     seed: int = 0
+    chain: tuple[str, ...] = chain.DEFAULT_CHAIN
+    repetition_penalty: float | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    range_order: str = "probability"
 
     def __post_init__(self):
         sampling.check_temperature(self.temperature)
+        object.__setattr__(self, "chain", chain.check_chain(self.chain))
+        self._check_penalties()
+        if self.range_order not in RANGE_ORDERS:
+            raise InvalidSetting(f"range order must be one of {', '.join(RANGE_ORDERS)}, not {self.range_order!r}")
         if self.top_k is not None and (not isinstance(self.top_k, int) or self.top_k < 1):
             raise InvalidSetting(f"top-k must be a whole number >= 1, not {self.top_k!r}")
         if self.top_p is not None and not (0 < self.top_p <= 1):
@@ -54,10 +70,26 @@ class Settings:
         if not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
             raise InvalidSetting(f"seed must be a whole number from 0 to {MAX_SEED}, not {self.seed!r}")
 
+    def _check_penalties(self):
+        theta = self.repetition_penalty
+        if theta is not None and not (math.isfinite(theta) and 0 < theta <= MAX_REPETITION_PENALTY):
+            raise InvalidSetting(f"repetition penalty must be above 0 and at most {MAX_REPETITION_PENALTY:g}, "
+                                 f"not {theta!r}")
+        for name in ("presence_penalty", "frequency_penalty"):
+            alpha = getattr(self, name)
+            if alpha is not None and not (math.isfinite(alpha) and -MAX_PENALTY <= alpha <= MAX_PENALTY):
+                raise InvalidSetting(f"{name.replace('_', ' ')} must be from {-MAX_PENALTY:g} to {MAX_PENALTY:g}, "
+                                     f"not {alpha!r}")
+
     @property
     def truncating(self) -> bool:
         """Whether any of top-k, top-p and min-p is on."""
         return self.top_k is not None or self.top_p is not None or self.min_p is not None
+
+    @property
+    def applied_temperature(self) -> float:
+        """The temperature the table's probabilities are at: T, or 1 when the chain leaves temperature out."""
+        return self.temperature if "temperature" in self.chain else 1.0
 
 
 @dataclass(frozen=True)
@@ -113,15 +145,23 @@ class StepResult:
     rest: Rest
     n_kept: int
     kept_mass: float  # probability (before truncation) of the kept tokens
+    cuts: tuple[sampling.Cut, ...]  # what top-k, top-p and min-p cut, in that order (those that are on)
     r: float
     r_source: str  # "seed": default_rng([seed, step]); "given": supplied by the caller
     chosen: Row
     table: _Table = field(repr=False, compare=False)
+    stages: tuple[chain.Stage, ...] = field(default=(), repr=False, compare=False)  # the chain, stage by stage
+    laid: np.ndarray = field(default=None, repr=False, compare=False)  # [n_kept] ids in the ranges' order
 
     def row_of(self, token_id: int) -> Row:
         """The table row of any token at this step, e.g. one the teacher chooses instead."""
         self.table.model.tokenizer.check_ids([token_id])
         return self.table.row(int(token_id))
+
+    @property
+    def penalised(self) -> np.ndarray:
+        """The logits after the chain's penalties ([n_vocab]): the model's own when no penalty is on."""
+        return self.stages[-1].logits_out if self.stages else self.logits
 
     @property
     def context_ids(self) -> tuple[int, ...]:
@@ -167,42 +207,42 @@ def run_step(model: LanguageModel, prompt: str, generated: Sequence[int] = (), s
                    window_start=max(0, len(ids) - model.n_ctx))
 
 
-def _truncate(probs: np.ndarray, ranked: np.ndarray, s: Settings) -> np.ndarray:
-    """Apply top-k, top-p, min-p in that order; return the renormalised kept probabilities."""
-    mask = sampling.top_k_mask(probs, ranked, s.top_k)
-    p = sampling.renormalise(probs, mask)  # [n_vocab]
-    mask = sampling.top_p_mask(p, ranked, s.top_p)
-    p = sampling.renormalise(p, mask)
-    mask = sampling.min_p_mask(p, s.min_p)
-    return sampling.renormalise(p, mask)
-
-
 def _result(model, prompt, prompt_tokens, generated, s: Settings, logits, r, r_source, n_rows, window_start):
-    scaled = sampling.scale(logits, s.temperature)  # [n_vocab] or None
-    probs = sampling.probabilities(logits, s.temperature)  # [n_vocab]
-    probs_t1 = probs if s.temperature == 1 else sampling.softmax(logits)  # [n_vocab]
-    ranked = sampling.order(probs, logits)  # [n_vocab] ids
-    probs_kept = _truncate(probs, ranked, s)  # [n_vocab]
+    window = [*(t.id for t in prompt_tokens), *generated][window_start:]  # the ids the model read
+    probs_kept, stages = chain.apply_chain(logits, s, window, generated)  # [n_vocab]
+    z = stages[-1].logits_out if stages else logits  # [n_vocab], after any penalties
+    t = s.applied_temperature
+    scaled = sampling.scale(z, t)  # [n_vocab] or None
+    probs = sampling.probabilities(z, t)  # [n_vocab], before any cut
+    probs_t1 = probs if t == 1 else sampling.softmax(z)  # [n_vocab]
+    ranked = sampling.order(probs, z)  # [n_vocab] ids
+    cuts = chain.cuts(stages, probs)
     kept_ranked = ranked[probs_kept[ranked] > 0]  # [n_kept] ids, still in ranking order
-    lo, hi = sampling.ranges(probs_kept, kept_ranked)  # [n_kept] each
-    chosen_id = int(kept_ranked[sampling.pick(hi, r)])
+    laid = sampling.layout(probs_kept, ranked, s.range_order)  # [n_kept] ids in the ranges' order
+    lo, hi = sampling.ranges(probs_kept, laid)  # [n_kept] each
+    chosen_id = int(laid[sampling.pick(hi, r)])
     ranks = np.empty(len(ranked), dtype=np.int64)  # [n_vocab]: rank of each id, 1 = most probable
     ranks[ranked] = np.arange(1, len(ranked) + 1)
     range_lo = np.full(len(ranked), np.nan)  # [n_vocab]: each kept id's range, NaN if cut
     range_hi = np.full(len(ranked), np.nan)
-    range_lo[kept_ranked], range_hi[kept_ranked] = lo, hi
+    range_lo[laid], range_hi[laid] = lo, hi
     table = _Table(model, logits, scaled, probs, probs_t1, probs_kept, ranks, range_lo, range_hi)
 
     rows = tuple(table.row(int(i)) for i in ranked[:n_rows])
     n_kept = len(kept_ranked)
     shown_kept = int(sum(row.kept for row in rows))  # kept tokens come first in the ranking
     rest_kept = n_kept - shown_kept
+    contiguous = rest_kept and s.range_order == "probability"  # in vocabulary order their ranges are scattered
     rest = Rest(count=len(ranked) - len(rows), prob=float(probs[ranked[n_rows:]].sum()),
                 kept_count=rest_kept, prob_kept=float(probs_kept[ranked[n_rows:]].sum()),
-                lo=float(lo[shown_kept]) if rest_kept else None, hi=1.0 if rest_kept else None)
-    return StepResult(model.name, s, prompt, prompt_tokens, generated, len(generated), window_start, logits, scaled,
-                      probs, probs_kept, rows, rest, n_kept, float(probs[kept_ranked].sum()), r, r_source,
-                      table.row(chosen_id), table)
+                lo=float(lo[shown_kept]) if contiguous else None, hi=1.0 if contiguous else None)
+    return StepResult(
+        model=model.name, settings=s, prompt=prompt, prompt_tokens=prompt_tokens, generated=generated,
+        step=len(generated), window_start=window_start, logits=logits, scaled=scaled, probs=probs,
+        probs_kept=probs_kept, rows=rows, rest=rest, n_kept=n_kept, kept_mass=float(probs[kept_ranked].sum()),
+        cuts=tuple(cuts), r=r, r_source=r_source, chosen=table.row(chosen_id), table=table,
+        stages=tuple(stages), laid=laid,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -221,10 +261,12 @@ class _Table:
 
     def row(self, i: int) -> Row:
         kept = bool(self.probs_kept[i] > 0)
-        return Row(int(self.ranks[i]), i, self.model.tokenizer.token_text(i), float(self.logits[i]),
-                   None if self.scaled is None else float(self.scaled[i]), float(self.probs[i]),
-                   float(self.probs_t1[i]), kept, float(self.probs_kept[i]),
-                   float(self.lo[i]) if kept else None, float(self.hi[i]) if kept else None)
+        return Row(
+            rank=int(self.ranks[i]), id=i, token=self.model.tokenizer.token_text(i), logit=float(self.logits[i]),
+            scaled=None if self.scaled is None else float(self.scaled[i]), prob=float(self.probs[i]),
+            prob_t1=float(self.probs_t1[i]), kept=kept, prob_kept=float(self.probs_kept[i]),
+            lo=float(self.lo[i]) if kept else None, hi=float(self.hi[i]) if kept else None,
+        )
 
 
 def generate(model: LanguageModel, prompt: str, n_steps: int, settings: Settings = Settings(),

@@ -1,26 +1,20 @@
-"""A small GPT-style transformer, run in NumPy (float32) with a KV cache.
+"""A small GPT-style transformer, run in NumPy (float32).
 
 The forward pass follows picoGPT (jaymody): token and position embeddings (wte, wpe), blocks of
 pre-LayerNorm causal multi-head attention (mha) and a 4x GELU MLP (ffn), a final LayerNorm (ln_f),
 and logits from the token embedding again (the head is tied to wte). Trained by
 scripts/train_transformer.py; GELU is the tanh approximation, as in training.
 
-Two ways to the same numbers:
-
-- `forward(ids)` computes every position at once, with no cache: the reference.
-- `logits(ids)` reuses the keys and values of positions computed before (kvcache.py), so that
-  appending a token costs one small batch of positions rather than the whole window. The
-  positions run in blocks of BLOCK: each complete block [0, B), [B, 2B), ... as one batch whose
-  keys and values are kept, and the positions after the last complete block (the tail) as one
-  batch, run again on every call. The operations that compute a position depend only on the
-  window, never on what was cached, so the logits are exactly the same, bit for bit, in any
-  order of calls (Back then Step gives the same numbers). A pool of caches is shared by the
-  server's threads; a thread takes one out while it computes, so no other sees it half-written.
+`forward` is the whole model, top to bottom. Called with the window's ids it is the reference;
+the app calls it with a KV cache (machinery/kvcache.py), which hands each attention the keys and
+values of the positions computed before, so that appending a token runs a few positions rather
+than the whole window. With an `Inside`, it also hands back every block's residual stream and
+attention weights.
 
 The window: only the last n_ctx ids are read. Once there are more, the window slides: every token
-moves to a new position, its keys and values change with it, and the whole window is recomputed
-(n_ctx positions' work, not one). An empty context reads as a single `<p>`, as texts start a
-paragraph in training (the bigram does the same).
+moves to a new position, its keys and values change with it, and the whole window is recomputed.
+An empty context reads as a single `<p>`, as texts start a paragraph in training (the bigram does
+the same).
 
 Left out on purpose: batches of prompts, dropout, and anything else only training needs.
 """
@@ -35,29 +29,27 @@ from pathlib import Path
 import numpy as np
 
 from .machinery.kvcache import KVCache, KVPool
-from .model import LanguageModel
+from .machinery.weights import unflatten
+from .model import Inside, LanguageModel
+from .sampling import softmax
 from .tokenizer import WordTokenizer
 
-BLOCK = 32  # positions of a complete block, run and kept together (see the module docstring)
-POOL_SIZE = 32  # caches kept: texts being stepped at the same time
+BLOCKS = (32,)  # how the KV cache runs a window: blocks of 32, then a tail (machinery/kvcache.py)
+POOL_SIZE = 32  # KV caches kept: texts being stepped at the same time
 _GELU_C = math.sqrt(2 / math.pi)  # a Python float: a NumPy float64 scalar would promote float32 arrays
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
-    """GELU, tanh approximation (PyTorch's approximate="tanh"). x * x * x, as x**3 is 80x slower."""
-    return 0.5 * x * (1.0 + np.tanh(_GELU_C * (x + 0.044715 * (x * x * x))))  # same shape as x
-
-
-def softmax(x: np.ndarray) -> np.ndarray:
-    e = np.exp(x - x.max(axis=-1, keepdims=True))  # same shape as x; the max first, so exp never overflows
-    return e / e.sum(axis=-1, keepdims=True)
+    """GELU, tanh approximation (PyTorch's approximate="tanh")."""
+    return 0.5 * x * (1.0 + np.tanh(_GELU_C * (x + 0.044715 * (x * x * x))))  # x * x * x: x**3 is 80x slower
 
 
 def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float = 1e-5) -> np.ndarray:
-    n = x.shape[-1]  # sums over n rather than mean() and var(), which cost more in Python than in maths
-    centred = x - x.sum(axis=-1, keepdims=True) / n  # [..., n_embd]
-    variance = (centred * centred).sum(axis=-1, keepdims=True) / n  # [..., 1]
-    return g * centred / np.sqrt(variance + eps) + b  # [..., n_embd]
+    """Normalise each vector to mean 0 and variance 1, then scale by g and shift by b: [..., n] -> [..., n]."""
+    n = x.shape[-1]
+    centred = x - x.sum(axis=-1, keepdims=True) / n  # x - mean; sums over n cost less than np.mean
+    variance = (centred * centred).sum(axis=-1, keepdims=True) / n  # [..., 1]; likewise for np.var
+    return g * centred / np.sqrt(variance + eps) + b
 
 
 def linear(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -68,33 +60,72 @@ def ffn(x: np.ndarray, c_fc: dict, c_proj: dict) -> np.ndarray:
     return linear(gelu(linear(x, **c_fc)), **c_proj)  # [..., n_embd] -> [..., 4 n_embd] -> [..., n_embd]
 
 
-def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-    scale = 1.0 / math.sqrt(q.shape[-1])  # a Python float, so float32 stays float32
-    scores = (q * scale) @ k.swapaxes(-1, -2)  # [..., n_q, hd] @ [..., hd, n_k] -> [..., n_q, n_k]
-    if mask is not None:
-        scores += mask  # [n_q, n_k]: -inf where a query would see the future
-    return softmax(scores) @ v  # [..., n_q, n_k] @ [..., n_k, hd] -> [..., n_q, hd]
+def causal_mask(n_q: int, start: int) -> np.ndarray:
+    """-inf where a query would see a later position: queries at start.., keys at 0.. -> [n_q, start + n_q].
+
+    n_q 2, start 1: [[0, 0, -inf], [0, 0, 0]]
+    """
+    return np.triu(np.full((n_q, start + n_q), -np.inf, dtype=np.float32), k=start + 1)
 
 
-def mha(x: np.ndarray, c_attn: dict, c_proj: dict, n_head: int, last_only: bool = False) -> np.ndarray:
-    """Causal multi-head self-attention: [..., n_seq, n_embd] -> [..., n_seq, n_embd], or [..., 1, n_embd]."""
+def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """softmax(q k^T / sqrt(d) + mask) v, and the weights softmax(...).
+
+    q [..., n_q, d], k and v [..., n_k, d] -> [..., n_q, d], and the weights [..., n_q, n_k].
+    """
+    weights = softmax((q * (1.0 / math.sqrt(q.shape[-1]))) @ k.swapaxes(-1, -2) + mask)  # [..., n_q, n_k]
+    return weights @ v, weights
+
+
+def mha(x: np.ndarray, c_attn: dict, c_proj: dict, n_head: int, start: int = 0, cache: KVCache | None = None,
+        layer: int = 0, inside: Inside | None = None) -> np.ndarray:
+    """Causal multi-head self-attention of positions start.. over themselves and (from the cache) the ones before.
+
+    [..., n_seq, n_embd] -> [..., n_seq, n_embd]
+    """
     n_seq, n_embd = x.shape[-2:]
-    qkv = linear(x, **c_attn)  # [..., n_seq, 3 n_embd]
-    qkv = qkv.reshape(*x.shape[:-1], 3, n_head, n_embd // n_head)  # [..., n_seq, 3, n_head, hd]
+    qkv = linear(x, **c_attn).reshape(*x.shape[:-1], 3, n_head, n_embd // n_head)  # [..., n_seq, 3, n_head, hd]
     q, k, v = (np.moveaxis(qkv[..., i, :, :], -3, -2) for i in range(3))  # [..., n_head, n_seq, hd] each
-    mask = np.triu(np.full((n_seq, n_seq), -np.inf, dtype=np.float32), k=1)  # [n_seq, n_seq], future = -inf
-    if last_only:  # only the last query: all the keys and values are still needed
-        q, mask = q[..., -1:, :], mask[-1:]  # [..., n_head, 1, hd], [1, n_seq]
-    heads = attention(q, k, v, mask)  # [..., n_head, n_q, hd]
-    merged = np.moveaxis(heads, -3, -2).reshape(*heads.shape[:-3], -1, n_embd)  # [..., n_q, n_embd]
-    return linear(merged, **c_proj)  # [..., n_q, n_embd]
+    if cache is not None:
+        k, v = cache.extend(layer, start, k, v)  # [n_head, start + n_seq, hd]: the cached positions, then these
+    heads, weights = attention(q, k, v, causal_mask(n_seq, start))  # [..., n_head, n_seq, hd]
+    if inside is not None:
+        inside.queries.append(q)
+        inside.keys.append(k)
+        inside.attention.append(weights)
+    merged = np.moveaxis(heads, -3, -2).reshape(*x.shape[:-1], n_embd)  # [..., n_seq, n_embd]
+    return linear(merged, **c_proj)
 
 
-def block(x: np.ndarray, mlp: dict, attn: dict, ln_1: dict, ln_2: dict, n_head: int,
-          last_only: bool = False) -> np.ndarray:
-    a = mha(layer_norm(x, **ln_1), **attn, n_head=n_head, last_only=last_only)  # [..., n_q, n_embd]
-    x = x[..., -a.shape[-2] :, :] + a  # [..., n_q, n_embd]
-    return x + ffn(layer_norm(x, **ln_2), **mlp)  # [..., n_q, n_embd]
+def block(x: np.ndarray, mlp: dict, attn: dict, ln_1: dict, ln_2: dict, n_head: int, start: int = 0,
+          cache: KVCache | None = None, layer: int = 0, inside: Inside | None = None) -> np.ndarray:
+    """One pre-LayerNorm block: x + attention, then + MLP. [..., n_seq, n_embd] -> same."""
+    x = x + mha(layer_norm(x, **ln_1), **attn, n_head=n_head, start=start, cache=cache, layer=layer, inside=inside)
+    return x + ffn(layer_norm(x, **ln_2), **mlp)  # [..., n_seq, n_embd]
+
+
+def head(x: np.ndarray, wte: np.ndarray, ln_f: dict) -> np.ndarray:
+    """The final LayerNorm, then the token embedding again as the output matrix: [..., n_embd] -> [..., n_vocab]."""
+    return layer_norm(x, **ln_f) @ wte.T  # [..., n_embd] @ [n_embd, n_vocab]
+
+
+def forward(params: dict, ids: np.ndarray, n_head: int, start: int = 0, cache: KVCache | None = None,
+            inside: Inside | None = None, n_logits: int = 1) -> np.ndarray:
+    """The logits after each of the last n_logits positions of ids, which sit at positions start..
+
+    ids [..., n_seq] -> [..., n_logits, n_vocab], float32. n_logits = n_seq gives every position's
+    (as training computes them), 0 none (when the call only fills the cache). Positions before
+    start come from the cache; without one, start is 0 and ids is the whole window.
+    """
+    ids = np.asarray(ids)
+    x = params["wte"][ids] + params["wpe"][start : start + ids.shape[-1]]  # [..., n_seq, n_embd]
+    if inside is not None:
+        inside.residual.append(x)
+    for layer, block_params in enumerate(params["blocks"]):
+        x = block(x, **block_params, n_head=n_head, start=start, cache=cache, layer=layer, inside=inside)
+        if inside is not None:
+            inside.residual.append(x)
+    return head(x[..., x.shape[-2] - n_logits :, :], params["wte"], params["ln_f"])  # [..., n_logits, n_vocab]
 
 
 class TransformerModel(LanguageModel):
@@ -115,7 +146,7 @@ class TransformerModel(LanguageModel):
         if self.n_embd % n_head:
             raise ValueError(f"model {name!r}: n_embd {self.n_embd} is not a multiple of n_head {n_head}")
         head_dim = self.n_embd // n_head
-        self._pool = KVPool(lambda: KVCache(self.n_layer, n_head, head_dim, n_ctx, capacity=n_ctx), BLOCK, POOL_SIZE)
+        self._pool = KVPool(lambda: KVCache(self.n_layer, n_head, head_dim, n_ctx), BLOCKS, POOL_SIZE)
 
     @classmethod
     def load(cls, folder: str | Path) -> TransformerModel:
@@ -134,117 +165,20 @@ class TransformerModel(LanguageModel):
         self.tokenizer.check_ids(window)
         return window or [self.tokenizer.paragraph_id]
 
-    def logits(self, ids: Sequence[int]) -> np.ndarray:
-        """Logits for the token after ids, reusing cached keys and values: float32 [n_vocab]."""
-        return self._pool.logits(self.context(ids), self._run)
-
-    def _run(self, window: list[int], cache: KVCache) -> np.ndarray:
-        """Run the blocks of window that cache lacks, then the tail; keep only complete blocks."""
-        start = cache.reusable(window, BLOCK)
-        n_block = len(window) // BLOCK * BLOCK
-        if n_block == len(window):  # no tail: the last complete block gives the logits, so it is run
-            n_block -= BLOCK
-        cache.ids, cache.n_block = window[:start], start
-        for lo in range(start, len(window), BLOCK):
-            hi = min(lo + BLOCK, len(window)) if lo < n_block else len(window)
-            x = self._positions(window[lo:hi], lo, cache)  # [hi - lo, n_embd]
-            if hi <= n_block or hi - lo == BLOCK:  # a complete block: its keys and values are kept
-                cache.ids, cache.n_block = window[:hi], hi
-        return self.params["wte"] @ layer_norm(x[-1], **self.params["ln_f"])  # [n_vocab, n_embd] @ [n_embd]
-
-    def logits_uncached(self, ids: Sequence[int]) -> np.ndarray:
-        """The same logits from a full forward pass over the window, with no cache: float32 [n_vocab]."""
+    def logits(self, ids: Sequence[int], cached: bool = True, inside: Inside | None = None) -> np.ndarray:
+        """Logits for the token after ids: float32 [n_vocab]. Uncached, or with `inside`, the window runs whole."""
         window = self.context(ids)
-        h = self.hidden(np.array(window), last_only=True)[-1]  # [n_embd]
-        return self.params["wte"] @ h  # [n_vocab, n_embd] @ [n_embd] -> [n_vocab]
+        if cached and inside is None:
+            return self._pool.logits(window, self._forward)
+        return forward(self.params, window, self.n_head, inside=inside)[-1]
 
-    def forward(self, ids: np.ndarray) -> np.ndarray:
-        """Logits at every position of ids (at most n_ctx): [n_seq] -> [n_seq, n_vocab], float32."""
-        return self.hidden(ids) @ self.params["wte"].T  # [n_seq, n_embd] @ [n_embd, n_vocab] -> [n_seq, n_vocab]
+    def _forward(self, ids: list[int], start: int, cache: KVCache, n_logits: int) -> np.ndarray:
+        return forward(self.params, ids, self.n_head, start, cache, n_logits=n_logits)
 
-    def hidden(self, ids: np.ndarray, last_only: bool = False) -> np.ndarray:
-        """The final-LayerNorm output at every position: [..., n_seq] -> [..., n_seq, n_embd].
+    def unembed(self, h: np.ndarray) -> np.ndarray:
+        return head(h, self.params["wte"], self.params["ln_f"])
 
-        last_only: only at the last position ([..., 1, n_embd]), which spares most of the last block.
-        """
-        p = self.params
-        x = p["wte"][ids] + p["wpe"][: ids.shape[-1]]  # [..., n_seq, n_embd]
-        for layer, params in enumerate(p["blocks"]):
-            last = last_only and layer == self.n_layer - 1
-            x = block(x, **params, n_head=self.n_head, last_only=last)  # [..., n_seq, n_embd]
-        return layer_norm(x, **p["ln_f"])  # [..., n_seq, n_embd]
-
-    def token_log_probs(self, ids: Sequence[int], batch_size: int = 32) -> np.ndarray:
-        """Log-probability of each id given the ids before it, read as logits() reads them: float64 [n_ids].
-
-        The same numbers as logits() on every prefix (to float32 rounding), but the windows run as
-        batches through forward(): the first n_ctx ids in one pass, then one window per later id.
-        """
-        ids = np.asarray(ids, dtype=np.int64)  # [n_ids]
-        self.tokenizer.check_ids(ids)
-        out = np.empty(len(ids))  # [n_ids]
-        if not len(ids):
-            return out
-        out[0] = log_softmax(self.logits([]))[ids[0]]
-        targets = ids[1 : self.n_ctx + 1]  # [m]: each read with every id before it, all inside the first window
-        out[1 : len(targets) + 1] = take(log_softmax(self.forward(ids[: self.n_ctx])[: len(targets)]), targets)
-        for start in range(self.n_ctx + 1, len(ids), batch_size):  # later ids: one sliding window each
-            stop = min(start + batch_size, len(ids))
-            windows = np.stack([ids[i - self.n_ctx : i] for i in range(start, stop)])  # [batch, n_ctx]
-            h = self.hidden(windows, last_only=True)[:, -1]  # [batch, n_embd]
-            out[start:stop] = take(log_softmax(h @ self.params["wte"].T), ids[start:stop])  # [batch]
-        return out
-
-    def _positions(self, ids: list[int], start: int, cache: KVCache) -> np.ndarray:
-        """Run positions start .. start + len(ids) through every block, storing their keys and values:
-        -> [n, n_embd], before ln_f."""
-        p = self.params
-        x = p["wte"][ids] + p["wpe"][start : start + len(ids)]  # [n, n_embd]
-        for layer, params in enumerate(p["blocks"]):
-            x = x + self._mha_positions(layer_norm(x, **params["ln_1"]), layer, start, cache, **params["attn"])
-            x = x + ffn(layer_norm(x, **params["ln_2"]), **params["mlp"])  # [n, n_embd]
-        return x
-
-    def _mha_positions(self, x: np.ndarray, layer: int, start: int, cache: KVCache, c_attn: dict,
-                       c_proj: dict) -> np.ndarray:
-        """Attention of n new positions over themselves and the cached ones before: [n, n_embd] -> same."""
-        n, end = x.shape[0], start + x.shape[0]
-        qkv = linear(x, **c_attn).reshape(n, 3, self.n_head, -1)  # [n, 3, n_head, hd]
-        q, k, v = (qkv[:, i].transpose(1, 0, 2) for i in range(3))  # [n_head, n, hd] each
-        cache.k[layer, :, start:end] = k
-        cache.v[layer, :, start:end] = v
-        mask = None
-        if n > 1:  # a position sees itself and the positions before it, not the ones after
-            mask = np.triu(np.full((n, end), -np.inf, dtype=np.float32), k=start + 1)  # [n, end]
-        heads = attention(q, cache.k[layer, :, :end], cache.v[layer, :, :end], mask)  # [n_head, n, hd]
-        return linear(heads.transpose(1, 0, 2).reshape(n, -1), **c_proj)  # [n, n_embd] -> [n, n_embd]
-
-def log_softmax(z: np.ndarray) -> np.ndarray:
-    """Natural-log probabilities in float64, along the last axis: [..., n_vocab] -> [..., n_vocab]."""
-    z = z.astype(np.float64)  # [..., n_vocab]
-    z = z - z.max(axis=-1, keepdims=True)
-    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
-
-
-def take(log_probs: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    return np.take_along_axis(log_probs, targets[:, None], axis=-1)[:, 0]  # [n, n_vocab], [n] -> [n]
-
-
-def unflatten(flat: dict[str, np.ndarray]) -> dict:
-    """Nest dotted names, numbered parts as lists: {"blocks.0.ln_1.g": a} -> {"blocks": [{"ln_1": {"g": a}}]}."""
-    tree: dict = {}
-    for key, value in flat.items():
-        node = tree
-        *parents, leaf = key.split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-        node[leaf] = value
-    return _lists(tree)
-
-
-def _lists(node):
-    if not isinstance(node, dict):
-        return node
-    if node and all(k.isdigit() for k in node):
-        return [_lists(node[str(i)]) for i in range(len(node))]
-    return {k: _lists(v) for k, v in node.items()}
+    @property
+    def embeddings(self) -> np.ndarray:
+        """Each token's input vector: [n_vocab, n_embd]."""
+        return self.params["wte"]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from flask import Flask
 
+from ..inference.article import ARTICLE, ArticleModel
 from ..inference.machinery.registry import DEFAULT_MODEL
 from ..inference.machinery.user_models import load_available
 from . import api, cache, compress, errors, filters, room, room_support, security, views
@@ -30,8 +31,9 @@ def create_app(config: dict | None = None) -> Flask:
     if config:
         app.config.from_mapping(config)
     models = app.config.get("MODELS") or load_available(app.config.get("MODELS_DIR") or PACKAGE_DIR / "models")
-    app.extensions["models"] = models
     app.config.setdefault("DEFAULT_MODEL", DEFAULT_MODEL if DEFAULT_MODEL in models else next(iter(models)))
+    models = {**models, ARTICLE: ArticleModel()}  # in the menu; each request builds its own from the URL
+    app.extensions["models"] = models
     filters.register(app)
     errors.register(app)
     cache.register(app)  # before compress and security: it keeps the answer as they leave it

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, request
 
-from ..inference import get_model, run_step
+from ..inference import run_step
 from ..inference.derived.export import step_to_dict
-from .state import parse_state
+from ..inference.derived.inside import BigramView
+from .inside import build_panel
+from .state import parse_state, state_model
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -16,9 +18,35 @@ def step():
     """Return the step after the given ids: logits, probabilities, ranges, r and the pick."""
     models = current_app.extensions["models"]
     state = parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
-    model = get_model(models, state.model)
+    model = state_model(models, state)
     result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r)
     return step_to_dict(model, result, full=request.args.get("full") == "1")
+
+
+@bp.get("/inside")
+def inside():
+    """Return the panel's numbers: neighbours, attention per layer and head, and the lens, for the step after ids."""
+    models = current_app.extensions["models"]
+    state = parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
+    model = state_model(models, state)
+    result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r)
+    p = build_panel(model, result, state)
+    v = p.view
+    if isinstance(v, BigramView):
+        return {"model": v.model, "layers": 0, "prev_id": v.prev_id, "row_total": v.row_total, "k": v.k,
+                "followers": [{"id": i, "count": c} for i, c in zip(v.ids, v.counts, strict=True)],
+                "n_seen": v.n_seen}
+    return {
+        "model": v.model, "layers": v.n_layer, "n_head": v.n_head, "n_head_kv": v.n_head_kv, "ids": list(v.ids),
+        "window_start": v.window_start, "picked": v.picked_id,
+        "near": {"position": p.near, "id": p.near_id,
+                 "neighbours": [{"id": n.id, "token": n.token, "similarity": n.similarity}
+                                for n in p.neighbours(model)]},
+        "attention": [[w[h, -1].tolist() for h in range(v.n_head)] for w in v.attention],
+        "head": {"layer": p.layer, "head": p.head, "weights": v.attention[p.layer - 1][p.head].tolist()},
+        "lens": [{"layer": row.layer, "ids": list(row.ids), "probs": list(row.probs), "logits": list(row.logits),
+                  "picked_rank": row.picked_rank, "picked_prob": row.picked_prob} for row in v.lens],
+    }
 
 
 @bp.get("/models")

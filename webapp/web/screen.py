@@ -6,14 +6,37 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..inference import LanguageModel, Row, StepResult, get_model, run_step
+from ..inference import LanguageModel, Row, StepResult, run_step
+from ..inference.article import ArticleModel
 from ..inference.derived import explain
 from ..inference.derived.compare import Comparison, at_temperatures
+from ..inference.derived.many import ManySample, sample_many
+from ..inference.derived.uncertainty import TextSurprise, Uncertainty, text_surprise, uncertainty
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
-from .filters import token_labels
-from .state import FORCED, State
+from . import chain_view
+from .inside import InsidePanel, build_panel
+from .labels import token_labels
+from .state import FORCED, State, state_model
 
 PRESENTER_ROWS = 8
+SURPRISE_BINS = (1, 2, 4, 6, 8)  # bits: the upper ends of the text's shades; above 8 bits, the darkest
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A generated token as the text shows it: the space before it, its word, and how it was picked."""
+
+    space: str  # the spaces and line breaks before the word
+    word: str  # '' for a paragraph break
+    forced: bool  # chosen by hand from the table
+    typed_r: float | None  # the r the teacher typed, if that picked it
+
+    @classmethod
+    def of(cls, text: str, source: str | float) -> Piece:
+        """' universally' picked by the seeded r -> Piece(' ', 'universally', False, None); '\n\n' -> ('\n\n', '')."""
+        word = text.lstrip(" \n")
+        typed_r = None if isinstance(source, str) else source
+        return cls(space=text[: len(text) - len(word)], word=word, forced=source == FORCED, typed_r=typed_r)
 
 
 @dataclass(frozen=True)
@@ -28,7 +51,7 @@ class Screen:
     state: State
     model: LanguageModel
     result: StepResult
-    pieces: list[str]  # the generated tokens' text, each with the space before it
+    pieces: tuple[Piece, ...]  # the generated tokens as the text shows them
     comparison: Comparison
 
     @property
@@ -49,13 +72,43 @@ class Screen:
         return self.taken and self.state.sources[self.shown] == FORCED
 
     @property
+    def r_typed(self) -> bool:
+        """Whether the step on screen took the teacher's r rather than the seeded one."""
+        return self.result.r_source == "given"
+
+    def picked(self, row: Row) -> bool:
+        """Whether r landed on this row (before a Step, none is picked)."""
+        return self.taken and row.id == self.result.chosen.id
+
+    @property
+    def picked_beyond(self) -> bool:
+        """Whether r landed below the table's top rows: in the range bar's grey rest."""
+        return self.taken and self.beyond(self.result.chosen)
+
+    def beyond(self, row: Row) -> bool:
+        """Whether the row ranks below the table's top rows (shown only as the pick or the text's token)."""
+        return row.rank > len(self.result.rows)
+
+    def chosen_instead(self, row: Row) -> bool:
+        """Whether the teacher chose this row's token by hand instead of the pick."""
+        return self.forced and row.id == self.in_text
+
+    def choosable(self, row: Row) -> bool:
+        """Whether the row offers "choose": every row but the token the text already has."""
+        return not (self.taken and row.id == self.in_text)
+
+    def renormalised(self, row: Row) -> bool:
+        """Whether the row notes its probability after truncation: kept, and changed by what was cut."""
+        return row.kept and self.result.n_kept < self.model.n_vocab and row.prob_kept != row.prob
+
+    @property
     def text_row(self) -> Row | None:
         """The table row of the token the text has at the shown step."""
         return self.result.row_of(self.in_text) if self.taken else None
 
     @property
     def labels(self) -> tuple:
-        """The model's token labels, escaped, by id (see filters.token_labels)."""
+        """The model's token labels, escaped, by id (see labels.token_labels)."""
         return token_labels(self.model)
 
     def short_labels(self, length: int) -> tuple:
@@ -67,9 +120,20 @@ class Screen:
         """Rows shown under the top ones: the pick and the text's token when they rank below them."""
         if not self.taken:
             return ()
-        n_top = len(self.result.rows)
-        below = {row.id: row for row in (self.result.chosen, self.text_row) if row.rank > n_top}
+        below = {row.id: row for row in (self.result.chosen, self.text_row) if self.beyond(row)}
         return tuple(below.values())
+
+    @cached_property
+    def inside(self) -> InsidePanel | None:
+        """The panel "Inside the forward pass", computed only when open (and not while the pick is hidden)."""
+        if not self.state.inside or self.hidden or not self.has_inside:
+            return None
+        return build_panel(self.model, self.result, self.state)
+
+    @property
+    def has_inside(self) -> bool:
+        """Whether the model has a forward pass to look inside (the article model's scores are typed)."""
+        return not isinstance(self.model, ArticleModel)
 
     @property
     def hidden(self) -> bool:
@@ -80,9 +144,9 @@ class Screen:
     def softmax_example(self) -> explain.SoftmaxExample | None:
         return explain.softmax_example(self.result)
 
-    @cached_property
-    def cuts(self) -> list[explain.Cut]:
-        return explain.truncation_cuts(self.result)
+    @property
+    def cuts(self) -> tuple:
+        return self.result.cuts
 
     @cached_property
     def bigram_example(self) -> explain.BigramExample | None:
@@ -96,6 +160,56 @@ class Screen:
     def at_limit(self) -> bool:
         return len(self.result.prompt_tokens) + len(self.state.ids) + 1 >= MAX_TOKENS
 
+    # --- the sampler chain, sample many, uncertainty ------------------------------------------------
+
+    @cached_property
+    def chain_cards(self) -> tuple[chain_view.Card, ...]:
+        return chain_view.cards(self.result)
+
+    @property
+    def chain_left_out(self) -> tuple:
+        return chain_view.left_out(self.result)
+
+    @property
+    def chain_presets(self) -> tuple:
+        return chain_view.presets(self.result)
+
+    @cached_property
+    def uncertainty(self) -> Uncertainty:
+        return uncertainty(self.result)
+
+    @cached_property
+    def many(self) -> ManySample | None:
+        """The step's final distribution sampled state.many times, when asked."""
+        return sample_many(self.result, self.state.many) if self.state.many else None
+
+    @cached_property
+    def other_order_pick(self) -> Row | None:
+        """The row r would pick with the ranges in the other order, when that is another token."""
+        if not self.taken:
+            return None
+        other = "vocabulary" if self.result.settings.range_order == "probability" else "probability"
+        row = explain.pick_in_order(self.result, other)
+        return row if row.id != self.result.chosen.id else None
+
+    @cached_property
+    def text_surprise(self) -> TextSurprise | None:
+        """Each generated token's surprise, when the text is coloured by it."""
+        if not self.state.surprise or self.hidden:
+            return None
+        return text_surprise(self.model, self.state.prompt, self.state.ids, self.state.settings)
+
+    def surprise_level(self, i: int) -> int:
+        """The shade of generated token i: 0 (under 1 bit) to 5 (8 bits or more, or cut)."""
+        bits = self.text_surprise.tokens[i].surprise
+        return next((j for j, top in enumerate(SURPRISE_BINS) if bits < top), len(SURPRISE_BINS))
+
+    @property
+    def surprise_bins(self) -> tuple[str, ...]:
+        """The legend's labels, one per shade."""
+        edges = (0, *SURPRISE_BINS)
+        return (*(f"{a}–{b} bits" for a, b in zip(edges, edges[1:], strict=False)), f"{SURPRISE_BINS[-1]}+ bits")
+
 
 def n_rows(state: State) -> int:
     """Rows of the logits table: fewer in presenter mode, so the screen fits a projector."""
@@ -104,11 +218,11 @@ def n_rows(state: State) -> int:
 
 def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepResult | None = None) -> Screen:
     """Compute the screen for state; `shown` is the step to display if the caller already has it."""
-    model = get_model(models, state.model)
+    model = state_model(models, state)
     i = state.shown
     if shown is None:
         before = state.ids if i is None else state.ids[:i]
         r = None if i is None else state.given_r(i)
         shown = run_step(model, state.prompt, before, state.settings, r=r, n_rows=n_rows(state))
-    pieces = generated_pieces(model, state.prompt, state.ids)
+    pieces = tuple(map(Piece.of, generated_pieces(model, state.prompt, state.ids), state.sources))
     return Screen(state, model, shown, pieces, at_temperatures(shown))

@@ -12,8 +12,7 @@ import re
 
 from flask import Flask, abort, request
 
-from ..inference import PromptTooLong
-from ..inference.step import MAX_PROMPT_CHARS
+from .state import check_prompt
 
 # The longest query string the page can make: a 2,000-character prompt, percent-encoded (up to 12
 # bytes a character), plus up to 1,023 ids of "%2C" and 4 digits, comes to about 31 KB. Twice that
@@ -90,9 +89,7 @@ def register(app: Flask) -> None:
             abort(400, description="the address has characters that are not UTF-8 text; "
                                    "type the prompt in the box instead of the address bar.")
         if len(query) > MAX_QUERY_BYTES:
-            prompt = request.args.get("prompt", "")
-            if len(prompt) > MAX_PROMPT_CHARS:  # the usual culprit: say so, as the state's check would
-                raise PromptTooLong(f"the prompt has {len(prompt):,} characters; the limit is {MAX_PROMPT_CHARS:,}")
+            check_prompt(request.args.get("prompt", ""))  # the usual culprit: say so, as reading the state would
             abort(414, description=f"the address is too long ({len(query):,} bytes; the limit is "
                                    f"{MAX_QUERY_BYTES:,}). Shorten the prompt or press Reset.")
 

@@ -9,13 +9,28 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
+from urllib.parse import urlencode
 
-from ..inference import InferenceError, Settings, get_model
-from ..inference.step import FORCED, MAX_PROMPT_CHARS, MAX_SEED, MAX_TOKENS, SEEDED
+from ..inference import InferenceError, LanguageModel, Settings, get_model
+from ..inference.article import ARTICLE, ArticleModel, ArticleScores
+from ..inference.chain import DEFAULT_CHAIN, STAGES
+from ..inference.model import Tokenizer
+from ..inference.step import FORCED, MAX_PROMPT_CHARS, MAX_TOKENS, SEEDED
 
 DEFAULT_PROMPT = "It is a truth universally acknowledged, that a single man"
 DEFAULT_SEED = 1
 MAX_TEMPERATURE = 5.0
+MAX_QUERY_CHARS = 100  # a vocabulary search
+
+QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unescaped in a query string
+SHARE_SAFE = ","  # a link pasted into a chat or an e-mail: many end a link at a quote or a bracket
+# The state the controls form holds in hidden inputs: the rest have a visible control of their own.
+# `guide` is not carried: the guided run belongs to the link that asked for it.
+HIDDEN_FIELDS = ("ids", "src", "at", "reveal", "present", "inside", "layer", "head", "near", "chain", "many",
+                 "surprise")
+SAMPLE_MANY = (100, 1000, 10000)  # "Sample N times" from the step's final distribution
+PENALTIES = ("repetition_penalty", "presence_penalty", "frequency_penalty")
 
 
 class InvalidInput(InferenceError):
@@ -42,6 +57,13 @@ class State:
     revealed: bool = False
     present: bool = False
     guide: bool = False  # guided mode: worked examples open, the first-run hints shown
+    inside: bool = False  # the panel "Inside the forward pass" open
+    layer: int | None = None  # its enlarged head: layer (from 1) and head (from 0); None: the panel's choice
+    head: int | None = None
+    near: int | None = None  # the position in the window whose embedding's neighbours it lists
+    many: int | None = None  # "Sample N times": one of SAMPLE_MANY, or None
+    surprise: bool = False  # the text coloured by how surprising each token was
+    article: ArticleScores | None = None  # the article model's tokens and scores (model "article" only)
 
     def __post_init__(self):
         if not self.sources:
@@ -51,18 +73,66 @@ class State:
         """The state as query parameters, empty settings left out."""
         s = self.settings
         q = {"prompt": self.prompt, "model": self.model, "temperature": repr(s.temperature), "seed": str(s.seed)}
-        for name in ("top_k", "top_p", "min_p"):
+        for name in ("top_k", "top_p", "min_p", *PENALTIES):
             if getattr(s, name) is not None:
                 q[name] = repr(getattr(s, name))  # exact: a float's repr reads back as the same float
+        if s.chain != DEFAULT_CHAIN:  # old links have none, and keep their meaning
+            q["chain"] = ",".join(s.chain) or "none"
+        if s.range_order != "probability":
+            q["range_order"] = s.range_order
+        if self.article is not None:
+            q.update(article_query(self.article))
         if self.ids:
             q["ids"] = ",".join(map(str, self.ids))
         if any(source != SEEDED for source in self.sources):
             q["src"] = ",".join(source if isinstance(source, str) else repr(source) for source in self.sources)
         optional = {"at": self.at, "r": None if self.next_r is None else repr(self.next_r),
                     "predict": self.predict or None, "reveal": self.revealed or None, "present": self.present or None,
-                    "guide": self.guide or None}
+                    "guide": self.guide or None, "inside": self.inside or None, "layer": self.layer, "head": self.head,
+                    "near": self.near, "many": self.many, "surprise": self.surprise or None}
         q.update({k: "1" if v is True else str(v) for k, v in optional.items() if v is not None})
         return q
+
+    @cached_property
+    def _encoded(self) -> dict[str, str]:
+        # Encoded once per state: a screen links every generated token to its step, and each
+        # link repeats the whole state (ids and all).
+        return self._encode_all(QUERY_SAFE)
+
+    def _encode_all(self, safe: str) -> dict[str, str]:
+        return {key: _encode(key, value, safe) for key, value in self.query().items()}
+
+    def query_string(self, safe: str = QUERY_SAFE, **changes) -> str:
+        """The state as url_for writes it into a query string; a change sets a key, None drops it.
+
+        State(prompt="a b", model="m", ids=(4, 2), ...).query_string(at=1)
+        -> 'prompt=a+b&model=m&temperature=1.0&seed=1&ids=4,2&at=1'
+        `safe` is what stays unescaped: SHARE_SAFE for a link to paste elsewhere.
+        """
+        parts = dict(self._encoded if safe == QUERY_SAFE else self._encode_all(safe))
+        for key, value in changes.items():
+            if value is None:
+                parts.pop(key, None)
+            else:
+                parts[key] = _encode(key, value, safe)
+        return "&".join(parts.values())
+
+    def url(self, path: str, safe: str = QUERY_SAFE, **changes) -> str:
+        """The address of path with this state (and changes) in its query string: '/step?prompt=...'."""
+        query = self.query_string(safe, **changes)
+        return f"{path}?{query}" if query else path
+
+    def fields(self, *leave_out: str) -> list[tuple[str, str]]:
+        """(name, value) of every query parameter but those left out: a form that holds the whole state once."""
+        return [(name, value) for name, value in self.query().items() if name not in leave_out]
+
+    def hidden_fields(self) -> list[tuple[str, str]]:
+        """(name, value) of each hidden input of the controls form: the state no visible control holds.
+
+        `ids` is always there (empty before any Step); the others only when set, as in the URL.
+        """
+        q = self.query()
+        return [(name, q.get(name, "")) for name in HIDDEN_FIELDS if name in q or name == "ids"]
 
     @property
     def shown(self) -> int | None:
@@ -82,6 +152,30 @@ class State:
     def truncated(self, n: int) -> State:
         """Keep the first n generated tokens: truncated(len - 1) is Back, truncated(0) is Reset."""
         return replace(self, ids=self.ids[:n], sources=self.sources[:n], at=None, revealed=False)
+
+
+def article_query(scores: ArticleScores) -> dict[str, str]:
+    """The article model's tokens and scores as query parameters, left out where they are the defaults."""
+    default = ArticleScores()
+    q = {}
+    if scores.tokens != default.tokens:
+        q["vocab"] = ",".join(scores.tokens)
+    if scores.scores != default.scores:
+        q["scores"] = ",".join(map(repr, scores.scores))
+    if scores.kind != default.kind:
+        q["scores_as"] = scores.kind
+    return q
+
+
+def state_model(models: Mapping[str, LanguageModel], state: State) -> LanguageModel:
+    """The model the state names: the article model is built from the state's own tokens and scores."""
+    if state.model == ARTICLE:
+        return ArticleModel(state.article or ArticleScores())
+    return get_model(models, state.model)
+
+
+def _encode(key: str, value, safe: str) -> str:
+    return urlencode({key: value}, safe=safe)
 
 
 def _number(args: Mapping[str, str], name: str, kind, default):
@@ -112,21 +206,85 @@ def parse_ids(text: str) -> tuple[int, ...]:
         raise InvalidInput("ids must be whole numbers separated by commas, e.g. 12,5,7") from None
 
 
-def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) -> State:
-    """Read and check the state from query parameters; raise InvalidInput or InferenceError."""
-    prompt = args.get("prompt", DEFAULT_PROMPT)
+def check_prompt(prompt: str) -> str:
+    """Return the prompt if it is within MAX_PROMPT_CHARS; else say how long it is."""
     if len(prompt) > MAX_PROMPT_CHARS:
         raise InvalidInput(f"the prompt has {len(prompt):,} characters; the limit is {MAX_PROMPT_CHARS:,}")
-    model = args.get("model", "").strip() or default_model
-    vocabulary = get_model(models, model).tokenizer
+    return prompt
+
+
+def model_name(args: Mapping[str, str], default_model: str) -> str:
+    """The model the query names, or the default when it names none."""
+    return args.get("model", "").strip() or default_model
+
+
+def parse_settings(args: Mapping[str, str]) -> Settings:
+    """Read temperature, truncation and seed; Settings checks their ranges."""
     temperature = _number(args, "temperature", float, 1.0)
     if not 0 <= temperature <= MAX_TEMPERATURE:
         raise InvalidInput(f"temperature must be from 0 to {MAX_TEMPERATURE:g}, not {temperature:g}")
-    seed = _number(args, "seed", int, DEFAULT_SEED)
-    if not 0 <= seed <= MAX_SEED:
-        raise InvalidInput(f"seed must be a whole number from 0 to {MAX_SEED}")
-    settings = Settings(temperature, _number(args, "top_k", int, None), _number(args, "top_p", float, None),
-                        _number(args, "min_p", float, None), seed)
+    penalties = {name: _number(args, name, float, None) for name in PENALTIES}
+    range_order = args.get("range_order", "").strip() or "probability"
+    return Settings(temperature=temperature, top_k=_number(args, "top_k", int, None),
+                    top_p=_number(args, "top_p", float, None), min_p=_number(args, "min_p", float, None),
+                    seed=_number(args, "seed", int, DEFAULT_SEED), chain=parse_chain(args), range_order=range_order,
+                    **penalties)
+
+
+def parse_chain(args: Mapping[str, str]) -> tuple[str, ...]:
+    """The chain's stages in order: 'top_k,temperature' -> ('top_k', 'temperature'); none given: the default.
+
+    `set_chain` (a button of the chain's cards: move a stage, leave it out, a preset) wins over `chain`;
+    'none' is the empty chain (plain softmax at T = 1). Settings checks the names.
+    """
+    text = (args.get("set_chain", "").strip() or args.get("chain", "").strip())[:200]
+    if not text:
+        return DEFAULT_CHAIN
+    if text == "none":
+        return ()
+    names = tuple(name.strip() for name in text.split(","))
+    if len(names) > len(STAGES):
+        raise InvalidInput(f"the chain has at most {len(STAGES)} stages, not {len(names)}")
+    return names
+
+
+def parse_article(args: Mapping[str, str], model: str) -> ArticleScores | None:
+    """The article model's tokens ('vocab=A,B,C'), scores ('scores=0.1,0.2,0.7') and their kind.
+
+    None for every other model.
+    """
+    if model != ARTICLE:
+        return None
+    default = ArticleScores()
+    tokens = tuple(t.strip() for t in args["vocab"].split(",")) if args.get("vocab", "").strip() else default.tokens
+    scores = default.scores
+    if args.get("scores", "").strip():
+        parts = args["scores"].split(",")[:20]
+        scores = tuple(_number({"scores": part}, "scores", float, math.nan) for part in parts)
+    return ArticleScores(tokens=tokens, scores=scores, kind=args.get("scores_as", "").strip() or default.kind)
+
+
+def parse_many(args: Mapping[str, str]) -> int | None:
+    """'1000' -> 1000: how many times to sample the step's distribution, one of SAMPLE_MANY.
+
+    `set_many` (the panel's buttons) wins over `many`; set_many=0 hides the histogram.
+    """
+    many = _number(args, "set_many", int, None)
+    if many == 0:
+        return None
+    many = _number(args, "many", int, None) if many is None else many
+    if many is not None and many not in SAMPLE_MANY:
+        raise InvalidInput(f"many must be one of {', '.join(map(str, SAMPLE_MANY))}, not {many}")
+    return many
+
+
+def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) -> State:
+    """Read and check the state from query parameters; raise InvalidInput or InferenceError."""
+    prompt = check_prompt(args.get("prompt", DEFAULT_PROMPT))
+    model = model_name(args, default_model)
+    article = parse_article(args, model)
+    vocabulary = (ArticleModel(article) if article else get_model(models, model)).tokenizer
+    settings = parse_settings(args)
     ids = parse_ids(args.get("ids", ""))
     vocabulary.check_ids(ids)
     sources = parse_sources(args.get("src", ""), len(ids))
@@ -137,9 +295,45 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
     next_r = _number(args, "r", float, None)
     if next_r is not None and not 0 <= next_r < 1:
         raise InvalidInput(f"r must be a number in [0, 1), not {next_r:g}")
-    flags = {name: _flag(args, name) for name in ("predict", "reveal", "present", "guide")}
-    return State(prompt, model, ids, settings, sources, at, next_r, flags["predict"], flags["reveal"],
-                 flags["present"], flags["guide"])
+    flags = {name: _flag(args, name) for name in ("predict", "reveal", "present", "guide", "inside", "surprise")}
+    inside = {name: _number(args, name, int, None) for name in ("layer", "head", "near")}
+    # The panel's buttons change one setting of a form that holds the others: set_head "layer,head", set_near.
+    if args.get("set_head", "").strip():
+        inside["layer"], inside["head"] = parse_layer_head(args["set_head"])
+    if (near := _number(args, "set_near", int, None)) is not None:
+        inside["near"] = near
+    for name, value in inside.items():  # their upper bounds depend on the model and the window: the panel checks
+        if value is not None and not 0 <= value <= MAX_TOKENS:
+            raise InvalidInput(f"{name} must be a whole number from 0 to {MAX_TOKENS}, not {value}")
+    return State(prompt=prompt, model=model, ids=ids, settings=settings, sources=sources, at=at, next_r=next_r,
+                 predict=flags["predict"], revealed=flags["reveal"], present=flags["present"], guide=flags["guide"],
+                 inside=flags["inside"], many=parse_many(args), surprise=flags["surprise"], article=article,
+                 **inside)
+
+
+def parse_layer_head(text: str) -> tuple[int, int]:
+    """'2,3' -> (2, 3): a layer and a head of the panel "Inside the forward pass", from one button."""
+    parts = text.strip().split(",")
+    if len(parts) != 2 or not all(p.strip().isascii() and p.strip().isdigit() and len(p.strip()) < 6 for p in parts):
+        raise InvalidInput(f"set-head must be a layer and a head, e.g. 2,3; not {text[:20]!r}")
+    return int(parts[0]), int(parts[1])
+
+
+def parse_token(args: Mapping[str, str], vocabulary: Tokenizer) -> int:
+    """The token id that `choose` puts in the text: '17' -> 17, checked against the vocabulary."""
+    token = args.get("token", "").strip()
+    if not (token.isascii() and token.isdigit()):
+        raise InvalidInput(f"token must be a token id, not {token[:20]!r}")
+    vocabulary.check_ids([int(token)])
+    return int(token)
+
+
+def parse_search(args: Mapping[str, str], default_model: str) -> tuple[str, str]:
+    """(model name, search text) of a vocabulary search: a search longer than MAX_QUERY_CHARS is refused."""
+    query = args.get("q", "")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"the search has {len(query):,} characters; the limit is {MAX_QUERY_CHARS}")
+    return model_name(args, default_model), query
 
 
 def _flag(args: Mapping[str, str], name: str) -> bool:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import io
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 import segno
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
+from ..fetch import fetchable
 from ..inference import get_model, run_step
-from ..inference.derived.export import rows_to_csv, trace_to_dict
+from ..inference.derived.export import chain_to_csv, rows_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
 from .screen import build_screen, n_rows
-from .state import FORCED, SEEDED, InvalidInput, State, parse_state
+from .state import FORCED, SEEDED, SHARE_SAFE, InvalidInput, State, parse_search, parse_state, parse_token, state_model
 
 bp = Blueprint("stepper", __name__)
 
@@ -25,7 +26,8 @@ def models():
 
 @bp.app_context_processor
 def model_menu():
-    return {"models_list": list(models().values())}
+    """The models to choose from, and those that `python -m webapp fetch-model NAME` would add."""
+    return {"models_list": list(models().values()), "fetchable": fetchable(models())}
 
 
 def read_state() -> State:
@@ -43,44 +45,26 @@ def share_url(state: State) -> str:
     base = request.host_url
     if urlsplit(base).hostname in LOOPBACK and current_app.config.get("LAN_URL"):
         base = current_app.config["LAN_URL"]
-    return base.rstrip("/") + "/?" + urlencode(state.query(), safe=",")
+    return base.rstrip("/") + state.url("/", safe=SHARE_SAFE)
 
 
-QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unescaped in a query string
+def state_links(state: State):
+    """A function for templates: link("stepper.show", at=3) is this state's URL with at=3 (None drops a key)."""
+    paths: dict[str, str] = {}
 
+    def link(endpoint: str, **changes) -> str:
+        if endpoint not in paths:
+            paths[endpoint] = url_for(endpoint)
+        return state.url(paths[endpoint], **changes)
 
-class StateLinks:
-    """A function for templates: link("stepper.show", at=3) is this state's URL with at=3 (None drops a key).
-
-    The same URLs as url_for, but the state (whose ids grow with the text) is encoded once per
-    screen rather than once per link: the text panel has a link per generated token.
-    """
-
-    def __init__(self, state: State):
-        self._parts = {key: self._encode(key, value) for key, value in state.query().items()}
-        self._paths: dict[str, str] = {}
-
-    @staticmethod
-    def _encode(key: str, value) -> str:
-        return urlencode({key: value}, safe=QUERY_SAFE)
-
-    def __call__(self, endpoint: str, **changes) -> str:
-        parts = dict(self._parts)
-        for key, value in changes.items():
-            if value is None:
-                parts.pop(key, None)
-            else:
-                parts[key] = self._encode(key, value)
-        if endpoint not in self._paths:
-            self._paths[endpoint] = url_for(endpoint)
-        return f"{self._paths[endpoint]}?{'&'.join(parts.values())}" if parts else self._paths[endpoint]
+    return link
 
 
 def render_screen(state: State, shown=None, animate: bool = False):
     """The whole page, or for htmx the panels as out-of-band fragments."""
     screen = build_screen(models(), state, shown)
     template = "fragments.html" if is_htmx() else "page.html"
-    link = StateLinks(state)
+    link = state_links(state)
     html = render_template(template, screen=screen, animate=animate and not screen.hidden,
                            share_url=share_url(state), link=link)
     response = current_app.make_response(html)
@@ -92,7 +76,7 @@ def moved_to(state: State, shown=None, animate: bool = False):
     """After an action: fragments for htmx, else a redirect to the new state's own URL."""
     if is_htmx():
         return render_screen(state, shown, animate)
-    return redirect(url_for(".show", **state.query()), code=303)
+    return redirect(state.url(url_for(".show")), code=303)
 
 
 @bp.get("/")
@@ -105,7 +89,7 @@ def show():
 def step():
     """Take one step: draw r (or take the teacher's), pick a token, append it."""
     state = read_state()
-    model = get_model(models(), state.model)
+    model = state_model(models(), state)
     result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
     source = SEEDED if state.next_r is None else state.next_r
     return moved_to(state.branched(len(state.ids), result.chosen.id, source), shown=result, animate=True)
@@ -128,19 +112,16 @@ def reset():
 def choose():
     """Force a token at the shown step instead of the pick; what came after it is dropped."""
     state = read_state()
-    token = request.args.get("token", "").strip()
-    if not (token.isascii() and token.isdigit()):
-        raise InvalidInput(f"token must be a token id, not {token[:20]!r}")
-    get_model(models(), state.model).tokenizer.check_ids([int(token)])
+    token = parse_token(request.args, state_model(models(), state).tokenizer)
     i = len(state.ids) if state.shown is None else state.shown
-    return moved_to(state.branched(i, int(token), FORCED))
+    return moved_to(state.branched(i, token, FORCED))
 
 
 @bp.get("/export.json")
 def export_json():
     """Download every step of the text so far as JSON."""
     state = read_state()
-    trace = trace_to_dict(get_model(models(), state.model), state.prompt, state.ids, state.sources, state.settings)
+    trace = trace_to_dict(state_model(models(), state), state.prompt, state.ids, state.sources, state.settings)
     response = current_app.json.response(trace)
     response.headers["Content-Disposition"] = 'attachment; filename="trace.json"'
     return response
@@ -153,6 +134,16 @@ def export_csv():
     response = current_app.make_response(rows_to_csv(screen.result))
     response.headers["Content-Type"] = "text/csv; charset=utf-8"
     response.headers["Content-Disposition"] = f'attachment; filename="logits-step-{screen.result.step}.csv"'
+    return response
+
+
+@bp.get("/export-chain.csv")
+def export_chain_csv():
+    """Download the sampler chain of the step on screen as CSV: each stage's figures, the range order, uncertainty."""
+    screen = build_screen(models(), read_state())
+    response = current_app.make_response(chain_to_csv(screen.result))
+    response.headers["Content-Type"] = "text/csv; charset=utf-8"
+    response.headers["Content-Disposition"] = f'attachment; filename="chain-step-{screen.result.step}.csv"'
     return response
 
 
@@ -173,11 +164,8 @@ def qr_code():
 @bp.get("/vocab")
 def vocabulary():
     """Search the model's vocabulary: id, token and, where known, how often it occurred."""
-    name = request.args.get("model", "").strip() or current_app.config["DEFAULT_MODEL"]
+    name, query = parse_search(request.args, current_app.config["DEFAULT_MODEL"])
     model = get_model(models(), name)
-    query = request.args.get("q", "")
-    if len(query) > 100:
-        raise InvalidInput(f"the search has {len(query):,} characters; the limit is 100")
     entries, n_found = search_vocab(model, query)
     template = "panels/_vocab_results.html" if is_htmx() else "vocab.html"
     return render_template(template, model=model, query=query, entries=entries, n_found=n_found)

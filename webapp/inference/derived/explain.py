@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import sampling
-from ..step import Row, Settings, StepResult
+from ..step import Row, StepResult
 
 MAX_EXP = 700.0  # e^700 is near float64's limit; beyond it the example shifts by the largest z/T
 
@@ -35,6 +35,7 @@ class SoftmaxExample:
     total: float  # sum over the vocabulary of e^(x_j)
     prob: float  # exp / total: the row's probability
     prob_t1: float  # the same token at T = 1
+    model_logit: float | None = None  # the model's own logit, when the penalties changed it
 
 
 def softmax_example(result: StepResult) -> SoftmaxExample | None:
@@ -46,8 +47,8 @@ def softmax_example(result: StepResult) -> SoftmaxExample | None:
     if result.scaled is None:
         return None
     top = result.rows[0]
-    t = result.settings.temperature
-    z = result.logits  # [n_vocab]
+    t = result.settings.applied_temperature
+    z = result.penalised  # [n_vocab], the logits after any penalties
     finite = np.isfinite(z)  # [n_vocab]
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         plain = result.scaled[finite]  # [n_finite]
@@ -58,47 +59,14 @@ def softmax_example(result: StepResult) -> SoftmaxExample | None:
             exponents = (z - zmax) / t  # [n_vocab], at most 0: no overflow
         terms = np.exp(exponents)  # [n_vocab]
     x = float(exponents[top.id])
-    return SoftmaxExample(top.token, top.logit, t, top.scaled, zmax, x, math.exp(x), float(terms.sum()),
-                          top.prob, top.prob_t1)
-
-
-@dataclass(frozen=True)
-class Cut:
-    """What one truncation rule removed: how many tokens, and their probability at T (before any cut)."""
-
-    rule: str  # "top-k", "top-p" or "min-p"
-    setting: float
-    n_cut: int
-    mass_cut: float
-
-
-def truncation_cuts(result: StepResult) -> list[Cut]:
-    """Replay top-k, top-p, min-p in their order and say what each cut (rules that are off are left out)."""
-    s: Settings = result.settings
-    probs = result.probs  # [n_vocab], before truncation
-    ranked = sampling.order(probs, result.logits)  # [n_vocab]
-    keep = probs > 0  # [n_vocab]
-    p = probs
-    cuts = []
-    for rule, setting in (("top-k", s.top_k), ("top-p", s.top_p), ("min-p", s.min_p)):
-        if setting is None:
-            continue
-        if rule == "top-k":
-            mask = sampling.top_k_mask(p, ranked, setting)
-        elif rule == "top-p":
-            mask = sampling.top_p_mask(p, ranked, setting)
-        else:
-            mask = sampling.min_p_mask(p, setting)
-        removed = keep & ~mask  # [n_vocab]
-        cuts.append(Cut(rule, setting, int(removed.sum()), float(probs[removed].sum())))
-        keep = keep & mask
-        p = sampling.renormalise(p, mask)
-    return cuts
+    logit = float(z[top.id])
+    return SoftmaxExample(top.token, logit, t, top.scaled, zmax, x, math.exp(x), float(terms.sum()),
+                          top.prob, top.prob_t1, model_logit=top.logit if logit != top.logit else None)
 
 
 def first_ranges(result: StepResult, n: int = 3) -> list[Row]:
-    """The first n kept rows, whose ranges a worked example writes out."""
-    return [row for row in result.rows if row.kept][:n]
+    """The rows of the first n ranges on [0, 1), whose ranges a worked example writes out (in either range order)."""
+    return [result.table.row(int(i)) for i in result.laid[:n]]
 
 
 @dataclass(frozen=True)
@@ -123,3 +91,14 @@ def bigram_example(model, result: StepResult) -> BigramExample | None:
     top = result.rows[0]
     return BigramExample(model.tokenizer.token_text(prev), top.token, model.pair_count(prev, top.id),
                          int(model.row_totals[prev]), model.k, model.n_vocab, top.logit)
+
+
+def pick_in_order(result: StepResult, range_order: str) -> Row:
+    """The row the step's r picks when the kept tokens are laid in range_order ("probability" or "vocabulary").
+
+    Article example, r = 0.05: by probability [0, 0.7) is 'C'; by id [0, 0.1) is 'A'.
+    """
+    ranked = np.argsort(result.table.ranks)  # [n_vocab] ids, rank 1 first
+    laid = sampling.layout(result.probs_kept, ranked, range_order)  # [n_kept]
+    _, hi = sampling.ranges(result.probs_kept, laid)
+    return result.table.row(int(laid[sampling.pick(hi, result.r)]))

@@ -9,6 +9,7 @@ from dataclasses import asdict
 
 from ..model import LanguageModel
 from ..step import FORCED, Settings, StepResult, run_step, text_of
+from .uncertainty import uncertainty
 
 
 def _row(row) -> dict:
@@ -17,6 +18,28 @@ def _row(row) -> dict:
     if d["scaled"] is not None and not math.isfinite(d["scaled"]):
         d["scaled"] = None
     return d
+
+
+def settings_to_dict(s: Settings) -> dict:
+    """The chain's settings: its order, the penalties and the range order."""
+    return {"chain": list(s.chain), "repetition_penalty": s.repetition_penalty, "presence_penalty": s.presence_penalty,
+            "frequency_penalty": s.frequency_penalty, "range_order": s.range_order}
+
+
+def stages_to_list(result: StepResult) -> list[dict]:
+    """What each stage of the chain did: its setting, the temperature it saw, the tokens and mass it kept."""
+    return [{"stage": st.name, "setting": list(st.setting) if isinstance(st.setting, tuple) else st.setting,
+             "on": st.on, "temperature_in": st.temperature, "n_in": st.n_in, "n_kept": st.n_kept, "n_cut": st.n_cut,
+             "mass_kept": st.mass_kept, "top_in": st.top_in, "top_out": st.top_out, "n_changed": st.n_changed}
+            for st in result.stages]
+
+
+def uncertainty_to_dict(result: StepResult) -> dict:
+    """Entropy (bits), effective vocabulary, the top probability and the pick's surprise (bits)."""
+    u = uncertainty(result)
+    return {"entropy_bits": u.entropy, "effective_vocab": u.effective_vocab, "top_token": u.top_token,
+            "top_prob": u.top_prob, "picked_prob": u.picked_prob,
+            "surprise_bits": u.surprise if math.isfinite(u.surprise) else None}
 
 
 def step_to_dict(model: LanguageModel, result: StepResult, full: bool = False) -> dict:
@@ -52,6 +75,9 @@ def step_to_dict(model: LanguageModel, result: StepResult, full: bool = False) -
         "kept_mass": result.kept_mass,
         "text": text_of(model, result.prompt, generated),
         "text_after": text_of(model, result.prompt, [*generated, result.chosen.id]),
+        **settings_to_dict(s),
+        "stages": stages_to_list(result),
+        "uncertainty": uncertainty_to_dict(result),
     }
     if full:
         out["logits"] = result.logits.tolist()
@@ -73,6 +99,7 @@ def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Set
             "min_p": settings.min_p, "seed": settings.seed, "r": result.r, "r_source": result.r_source,
             "pick": _row(result.chosen), "token_in_text": _row(result.row_of(token)),
             "forced": sources[i] == FORCED, "rows": [_row(row) for row in result.rows], "rest": asdict(result.rest),
+            **settings_to_dict(settings), "stages": stages_to_list(result), "uncertainty": uncertainty_to_dict(result),
         })
     return {"model": model.name, "prompt": prompt, "generated": list(ids),
             "text": text_of(model, prompt, list(ids)), "steps": steps}
@@ -92,4 +119,22 @@ def rows_to_csv(result: StepResult) -> str:
     rest = result.rest
     writer.writerow(["", f"{rest.count} other tokens", "", "", "", rest.prob, "", rest.kept_count, rest.prob_kept,
                      "" if rest.lo is None else rest.lo, "" if rest.hi is None else rest.hi])
+    return out.getvalue()
+
+
+CHAIN_COLUMNS = ("stage", "setting", "temperature_in", "n_in", "n_kept", "n_cut", "mass_kept", "n_changed")
+
+
+def chain_to_csv(result: StepResult) -> str:
+    """The step's sampler chain as CSV: one line per stage, then the range order and the uncertainty figures."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CHAIN_COLUMNS)
+    for d in stages_to_list(result):
+        setting = d["setting"]
+        d["setting"] = " ".join("" if v is None else repr(v) for v in setting) if isinstance(setting, list) else setting
+        writer.writerow(["" if d[c] is None else d[c] for c in CHAIN_COLUMNS])
+    writer.writerow(["range_order", result.settings.range_order])
+    for key, value in uncertainty_to_dict(result).items():
+        writer.writerow([key, "" if value is None else value])
     return out.getvalue()

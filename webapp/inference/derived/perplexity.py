@@ -8,22 +8,24 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..model import LanguageModel
-from ..sampling import softmax
+
+
+def log_softmax(z: np.ndarray) -> np.ndarray:
+    """Natural-log probabilities in float64, along the last axis: [..., n_vocab] -> [..., n_vocab]."""
+    z = np.asarray(z, dtype=np.float64)
+    z = z - z.max(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
 
 
 def token_log_probs(model: LanguageModel, ids: Sequence[int]) -> np.ndarray:
-    """Natural-log probability of each id given the ids before it (the first given an empty context).
+    """Natural-log probability of each id given the ids before it, the first given an empty context: [n_ids].
 
-    A model may compute the same numbers in a faster way of its own (the transformer batches its
-    sliding windows); calling logits() on every prefix is the definition and the fallback.
+    Each prefix is read as a step reads it (model.logits), so the KV cache runs only what is new
+    while the window fills; once it slides, every id costs a whole window.
     """
-    if callable(fast := getattr(model, "token_log_probs", None)):
-        return fast(ids)
-    out = np.empty(len(ids))  # [n_tokens]
-    for i, token in enumerate(ids):
-        probs = softmax(model.logits(ids[:i]))  # [n_vocab]
-        out[i] = math.log(probs[token])
-    return out
+    ids = [int(i) for i in ids]
+    model.tokenizer.check_ids(ids)
+    return np.array([log_softmax(model.logits(ids[:i]))[token] for i, token in enumerate(ids)], dtype=np.float64)
 
 
 def perplexity(model: LanguageModel, text: str) -> tuple[float, int]:

@@ -7,8 +7,10 @@ in the user's model folder (done by `fetch-model`) writes what it computed besid
     float32/weights.f32     every array, float32, one after another (540 MB for SmolLM2-135M)
     float32/index.json      the metadata, and each array's name, offset and shape
 
-and later loads read those back (under a second). index.json names the GGUF file's size and
-modification time; when they change, or the format does, the folder is written again.
+and later loads map those back into memory (a fraction of a second; the pages are read as the first
+forward pass touches them, and the server's processes share them through the page cache).
+index.json names the GGUF file's size and modification time; when they change, or the format does,
+the folder is written again.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-FORMAT = 1
+FORMAT = 2  # 2: matrices as [n_in, n_out] (llama_gguf.gather_params)
 
 
 def _source(gguf_path: Path) -> dict:
@@ -33,7 +35,7 @@ def load_float32(folder: Path, gguf_path: Path) -> tuple[dict, dict[str, np.ndar
         index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
         if index["source"] != _source(gguf_path):
             return None
-        flat = np.fromfile(folder / "weights.f32", dtype=np.float32)  # [n_weights], read into memory
+        flat = np.memmap(folder / "weights.f32", dtype=np.float32, mode="r")  # [n_weights]: paged in as read
     except (OSError, ValueError, KeyError):
         return None
     if flat.size != index["n_weights"]:

@@ -1,20 +1,33 @@
-"""Keys and values of the positions a model computed last, kept for the next call that shares the prefix.
+"""The KV cache behind both NumPy transformers' forward passes: what a window can reuse, and the pool.
 
 A step reads the ids so far; the step after it reads the same ids and one more. The keys and values
-of every position but the new one are the same as before, so they are kept, keyed by the ids they
-were computed from, and only the new position is run.
+of the positions they share are the same, so they are kept, keyed by the ids they were computed
+from, and only the new positions are run. The forward pass (transformer.forward, llama.forward)
+does not know the policy below: it runs the positions it is given, after `start`, and asks the
+cache for the keys and values of the positions before.
 
-The rule that keeps a step pure (its logits never depend on what was computed before): every
-position is always computed the same way, decided by the window alone. With blocks of B positions:
-the positions of each complete block [0, B), [B, 2B), ... are run together as one block of B (fast
-for a long prompt: the weights are read once for B positions), the positions after the last
-complete block one by one. When a later window completes a block that was run one by one, that block
-is run again as a block. The numbers of a position then come from the same operations on the same
-inputs, bit for bit, whether or not they were cached.
+The rule that keeps a step pure (its logits never depend on what was computed before): how a
+position is computed is decided by the window alone. A model names its block sizes, largest first;
+a window runs as whole blocks of the first size, then whole blocks of the next in what is left, and
+so on, and what is left after the smallest size (the tail) runs as one batch:
 
-A pool holds a few caches (one per text being stepped, say). A thread takes the cache that
-shares the most with its window out of the pool, so no other thread sees it half-written, and gives
-it back when done; the least recently used ones beyond the pool's size are dropped.
+    sizes (32,),      40 ids:  [0, 32) [32, 40)                 the GPT: one block, then a tail of 8
+    sizes (16, 4, 1), 25 ids:  [0, 16) [16, 20) [20, 24) [24, 25)  the llama: blocks of 16, of 4, then one by one
+
+Whole blocks keep their keys and values; the tail is run again on every call. A cache hands out the
+blocks a new window would run the same way (the same ids, the same cut into blocks before them),
+so a kept position was computed from the same inputs by the same operations as a cold start computes
+it, and the logits are the same bit for bit whatever was cached. A batch reads the weights once for
+all its positions: a long prompt costs its blocks, not one pass per id. A small model (the GPT) takes
+one size and a tail: a batch of 32 costs about what one position costs, in Python's overhead. A large
+one (the llama) ends with blocks of 1: each position of a batch costs real arithmetic, so a Step runs
+only the new position (and every 4th and 16th Step a block that replaces the ones before it).
+
+A pool holds a few caches (one per text being stepped, say) for the server's threads: a thread
+takes out the cache that shares the most with its window, so no other thread sees it half-written,
+and gives it back when done; the least recently used beyond the pool's size are dropped. Each cache
+also keeps the logits of the last window it ran, so a screen asked again (Back, then Step) costs
+nothing.
 """
 
 from __future__ import annotations
@@ -24,21 +37,35 @@ from collections.abc import Callable
 
 import numpy as np
 
+# forward(ids, start, cache, n_logits) -> [n_logits, n_vocab]: a model's forward pass, bound to its weights
+Forward = Callable[[list[int], int, "KVCache", int], np.ndarray]
+
 
 class KVCache:
     """Keys and values of one window's positions: [n_layer, n_head_kv, capacity, head_dim] each."""
 
     def __init__(self, n_layer: int, n_head_kv: int, head_dim: int, max_positions: int, capacity: int = 64):
         self.max_positions = max_positions
-        self.ids: list[int] = []  # the window whose positions are valid here
-        self.n_block = 0  # positions [0, n_block) were run as whole blocks, the rest one by one
-        self.logits: np.ndarray | None = None  # the logits after exactly the window `logits_ids`, once computed
+        self.ids: list[int] = []  # the ids of the kept blocks: positions [0, len(ids)) are valid
+        self.blocks: list[tuple[int, int]] = []  # the kept blocks, (start, end) each, in order
+        self.logits: np.ndarray | None = None  # the logits after exactly the window `logits_ids`
         self.logits_ids: list[int] | None = None
         shape = (n_layer, n_head_kv, min(capacity, max_positions), head_dim)
         self.k = np.zeros(shape, dtype=np.float32)
         self.v = np.zeros(shape, dtype=np.float32)
 
-    def reserve(self, n: int) -> None:
+    def extend(self, layer: int, start: int, k: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Store one layer's keys and values of positions start.., and return those of every position so far.
+
+        k, v [n_head_kv, n, head_dim] -> keys, values [n_head_kv, start + n, head_dim]
+        """
+        end = start + k.shape[1]
+        self._reserve(end)
+        self.k[layer, :, start:end] = k
+        self.v[layer, :, start:end] = v
+        return self.k[layer, :, :end], self.v[layer, :, :end]
+
+    def _reserve(self, n: int) -> None:
         """Make room for n positions, doubling the capacity so that growing costs little over a text."""
         capacity = self.k.shape[2]
         if n <= capacity:
@@ -50,26 +77,57 @@ class KVCache:
             new[:, :, : old.shape[2]] = old
             setattr(self, name, new)
 
-    def reusable(self, window: list[int], block: int) -> int:
-        """How many leading positions of window can be taken from here, by the rule in the module docstring.
+    def reusable(self, window: list[int], sizes: tuple[int, ...]) -> int:
+        """How many leading positions of window can be taken from here: the kept blocks that window would run
+        the same way, never the last position (it gives the logits).
 
-        Block 4, cached [5, 9, 2] (run one by one): window [5, 9, 2, 7, 1] -> 0, as its first four
-        positions are a complete block; window [5, 9, 2] -> 2, as the last position is always run.
+        Sizes (4,), kept [0, 4) of [5, 9, 2, 7]: window [5, 9, 2, 7, 1] -> 4; [5, 9, 2, 7] -> 0; [5, 9, 3, 7, 1] -> 0.
+        Sizes (4, 1), kept [0, 4) [4, 5) [5, 6) of [5, 9, 2, 7, 1, 3]: window [5, 9, 2, 7, 1, 3, 8] -> 6;
+        window [5, 9, 2, 7, 1, 3, 8, 6] -> 4, as its positions 4 to 7 make a block of 4.
         """
-        n_block = len(window) // block * block
-        n = min(_common_prefix(self.ids, window), len(window) - 1)
-        if n_block != self.n_block:
-            n = min(n, n_block, self.n_block)
-        return n if n >= n_block else n // block * block
+        shared = min(_common_prefix(self.ids, window), len(window) - 1)
+        n = 0
+        for kept, planned in zip(self.blocks, plan(len(window), sizes), strict=False):
+            if kept != planned or planned[1] > shared:
+                break
+            n = planned[1]
+        return n
+
+
+def plan(n: int, sizes: tuple[int, ...]) -> list[tuple[int, int]]:
+    """How a window of n positions runs, by the rule in the module docstring: (start, end) of each batch.
+
+    sizes (32,), n 70 -> [(0, 32), (32, 64), (64, 70)]; sizes (16, 1), n 18 -> [(0, 16), (16, 17), (17, 18)]
+    """
+    batches, lo = [], 0
+    for size in sizes:
+        n_whole = (n - lo) // size
+        batches += [(lo + i * size, lo + (i + 1) * size) for i in range(n_whole)]
+        lo += n_whole * size
+    return batches + [(lo, n)] if lo < n else batches
+
+
+def run_in_blocks(window: list[int], cache: KVCache, forward: Forward, sizes: tuple[int, ...]) -> np.ndarray:
+    """The logits after window, running only what cache lacks, by the rule in the module docstring: [n_vocab]."""
+    start = cache.reusable(window, sizes)
+    cache.ids, cache.blocks = window[:start], [b for b in cache.blocks if b[1] <= start]  # what stays valid
+    for lo, hi in plan(len(window), sizes):
+        if lo < start:
+            continue
+        logits = forward(window[lo:hi], lo, cache, 1 if hi == len(window) else 0)  # [1 or 0, n_vocab]
+        if hi - lo in sizes:  # a whole block: kept
+            cache.ids = window[:hi]
+            cache.blocks.append((lo, hi))
+    return logits[-1]
 
 
 class KVPool:
-    """A few caches shared by threads: take the best one for a window, then put it back."""
+    """A few caches shared by threads: take the best one for a window, run, then put it back."""
 
-    def __init__(self, new_cache: Callable[[], KVCache], block: int, size: int = 4):
+    def __init__(self, new_cache: Callable[[], KVCache], sizes: tuple[int, ...], size: int):
         self.new_cache = new_cache
-        self.block = block
-        self.size = size
+        self.sizes = sizes  # the block sizes, largest first
+        self.size = size  # at least the server's threads per process, so that each can keep its text
         self._free: list[KVCache] = []  # least recently used first
         self._lock = threading.Lock()
 
@@ -77,30 +135,31 @@ class KVPool:
         """Take out the cache that has this very window's logits, else the one that shares the most with
         window; a new one if none shares anything and the pool has room, else the least recently used."""
         with self._lock:
-            if self._free:
-                best = max(range(len(self._free)), key=lambda i: (self._free[i].logits_ids == window,
-                                                                   self._free[i].reusable(window, self.block), -i))
-                cache = self._free[best]
-                if cache.logits_ids == window or cache.reusable(window, self.block) or len(self._free) >= self.size:
-                    return self._free.pop(best)
+            if not self._free:
+                return self.new_cache()
+            scores = [(c.logits_ids == window, c.reusable(window, self.sizes), -i) for i, c in enumerate(self._free)]
+            best = max(range(len(scores)), key=scores.__getitem__)
+            has_logits, shared, _ = scores[best]
+            if has_logits or shared or len(self._free) >= self.size:
+                return self._free.pop(best)
         return self.new_cache()
-
-    def logits(self, window: list[int], run: Callable[[list[int], KVCache], np.ndarray]) -> np.ndarray:
-        """The logits after window: kept by a cache if one has them, else run(window, cache) on the best
-        cache, which then keeps them. A copy each time, so no caller can change the kept ones."""
-        cache = self.take(window)
-        try:
-            if cache.logits_ids != window:
-                cache.logits, cache.logits_ids = None, None  # a failed run leaves nothing stale behind
-                cache.logits, cache.logits_ids = run(window, cache), window
-            return cache.logits.copy()
-        finally:
-            self.give_back(cache)
 
     def give_back(self, cache: KVCache) -> None:
         with self._lock:
             self._free.append(cache)
             del self._free[: max(0, len(self._free) - self.size)]
+
+    def logits(self, window: list[int], forward: Forward) -> np.ndarray:
+        """The logits after window: kept by a cache if one has them, else run in blocks on the best cache,
+        which then keeps them. A copy each time, so no caller can change the kept ones: [n_vocab]."""
+        cache = self.take(window)
+        try:
+            if cache.logits_ids != window:
+                cache.logits, cache.logits_ids = None, None  # a failed run leaves nothing stale behind
+                cache.logits, cache.logits_ids = run_in_blocks(window, cache, forward, self.sizes), window
+            return cache.logits.copy()
+        finally:
+            self.give_back(cache)
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:

@@ -3,29 +3,21 @@
 Each state is rendered as a page and asked of the JSON twin; the sentences of each worked example are
 read back and compared with the twin's numbers (formatted by markup.pct / markup.num, written
 independently of the app's filters) and, where the page does arithmetic in prose, redone here.
-Then guided mode, and the vocabulary page and its htmx fragment.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 import numpy as np
 import pytest
 
-from .markup import HTMX, Element, label, logits_rows, num, parse, pct
+from .markup import Element, label, logits_rows, num, parse, pct, words
+from .models import BIGRAM_MODEL, TRANSFORMER, bigram
 
-WORKED = ("encode", "logits", "softmax", "sampling", "decode")
 MINUS = "\N{MINUS SIGN}"
-
-BIGRAM_MODEL = "austen-bigram"
-TRANSFORMER = "austen-transformer"  # bundled when its weights are; its states are skipped otherwise
-
-
-def bigram(**params: str) -> dict[str, str]:
-    return {"model": BIGRAM_MODEL, **params}
 
 
 # (settings, how many steps to take first)
@@ -60,12 +52,6 @@ STATES = {
 }
 
 
-def words(element: Element | None) -> str:
-    """The element's text with runs of white space as one space."""
-    assert element is not None
-    return " ".join(element.text().split())
-
-
 def api(client, params: dict, ids: list[int]) -> dict:
     query = {**params, **({"ids": ",".join(map(str, ids))} if ids else {})}
     response = client.get(f"/api/step?{urlencode(query)}")
@@ -95,9 +81,6 @@ def worked(doc: Element, name: str) -> str:
     assert details is not None and details.tag == "details" and "worked" in details.classes
     assert words(details.find("summary")) == "Worked example"
     return words(details)
-
-
-# --- the five worked examples ----------------------------------------------------------------------
 
 
 def test_encode_names_a_known_word_an_unknown_one_and_the_ids(state):
@@ -274,8 +257,6 @@ def test_decode_names_the_id_and_the_token_appended(state):
     assert f"The next step feeds {fed} back into the model." in text
 
 
-# --- truncation ------------------------------------------------------------------------------------
-
 CUT = re.compile(r"(Top-k|Top-p|Min-p) = (\S+) cut ([\d,]+) tokens? with (\S+ %|<0\.1 %) of the probability[;.]")
 KEPT = re.compile(r"The ([\d,]+) kept tokens? \((\S+ %)\) were renormalised to add up to 100 %\.")
 
@@ -313,130 +294,6 @@ def test_truncation_sentence_for_top_k_5(client):
     )
 
 
-# --- guided mode -----------------------------------------------------------------------------------
-
-
-def worked_open(doc: Element) -> dict[str, bool]:
-    return {e.attrs["id"]: "open" in e.attrs for e in doc.find_all("details", "worked")}
-
-
-def test_worked_examples_are_folded_and_the_guide_not_forced_by_default(client):
-    doc = parse(client.get("/?model=austen-bigram&prompt=Mr.+Darcy").data)
-    assert worked_open(doc) == {f"worked-{name}": False for name in WORKED}
-    guide = doc.by_id("guide")
-    assert guide.attrs["data-force"] == "0" and "hidden" in guide.attrs  # guide.js decides to show it
-
-
-@pytest.mark.parametrize("path", ["/", "/step", "/back"])
-def test_guide_1_opens_every_worked_example_and_forces_the_guide(client, path):
-    query = "?" + urlencode(bigram(prompt="Mr. Darcy", ids="5,6", guide="1"))
-    page = parse(client.get(path + query, follow_redirects=True).data)
-    assert worked_open(page) == {f"worked-{name}": True for name in WORKED}
-    guide = page.by_id("guide")
-    assert guide.attrs["data-force"] == "1"
-    assert len(guide.find("ol", "guide-hints").find_all("li")) == 6
-    assert guide.by_id("guide-next") is not None and guide.by_id("guide-dismiss") is not None
-    fragments = parse(client.get(path + query, headers=HTMX).data)  # htmx swaps keep them open
-    assert worked_open(fragments) == {f"worked-{name}": True for name in WORKED}
-
-
-def test_the_help_dialog_offers_the_guided_run_again(client):
-    help_dialog = parse(client.get("/").data).by_id("help")
-    button = help_dialog.by_id("guide-restart")
-    assert button.tag == "button" and words(button) == "Show the guided first run again"
-
-
-# --- the vocabulary --------------------------------------------------------------------------------
-
-
-def vocab_rows(doc: Element) -> list[tuple[str, str, str | None]]:
-    out = []
-    for tr in doc.by_id("vocab-results").find("tbody").find_all("tr"):
-        cells = [words(td) for td in tr.find_all("td")]
-        assert tr.attrs["id"] == f"t-{cells[0]}"
-        out.append((cells[0], cells[1], cells[2] if len(cells) > 2 else None))
-    return out
-
-
-def test_vocab_page_finds_darcy_by_part_of_it_with_its_id_and_count(client, app):
-    model = app.extensions["models"][BIGRAM_MODEL]
-    darcy = model.tokenizer.vocab.index("Darcy")
-    response = client.get("/vocab?model=austen-bigram&q=DARC")
-    assert response.status_code == 200 and response.headers["Vary"] == "HX-Request"
-    doc = parse(response.data)
-    assert doc.find("html") is not None and doc.find("form", "vocab-search") is not None
-    assert doc.by_id("vocab-q").attrs["value"] == "DARC"
-    rows = vocab_rows(doc)
-    assert (str(darcy), "Darcy", f"{int(model.token_counts()[darcy]):,}") in rows
-    assert f"{len(rows)} tokens match 'DARC'." in words(doc.by_id("vocab-results"))
-    assert "<unk> (id 0) stands for any word that is not here" in words(doc.find("main"))
-
-
-def test_vocab_fragment_is_only_the_results(client):
-    response = client.get("/vocab?model=austen-bigram&q=271", headers=HTMX)
-    assert response.status_code == 200 and response.headers["Vary"] == "HX-Request"
-    doc = parse(response.data)
-    (root,) = doc.top_level()
-    assert root.attrs["id"] == "vocab-results" and doc.find("html") is None and doc.find("form") is None
-    assert vocab_rows(doc)[0][:2] == ("271", "Darcy")
-
-
-def test_vocab_without_a_query_lists_the_first_tokens_specials_first(client):
-    doc = parse(client.get("/vocab?model=austen-bigram").data)
-    rows = vocab_rows(doc)
-    assert len(rows) == 200 and [r[0] for r in rows] == [str(i) for i in range(200)]
-    assert rows[0][1] == "<unk> special" and rows[1][1] == "¶ special"
-    assert "The first 200 tokens" in words(doc.by_id("vocab-results"))
-
-
-def test_vocab_reports_the_total_when_it_shows_only_the_first_200(client, app):
-    vocab = app.extensions["models"][BIGRAM_MODEL].tokenizer.vocab
-    n = sum("e" in t.lower() for t in vocab)
-    doc = parse(client.get("/vocab?model=austen-bigram&q=e", headers=HTMX).data)
-    assert f"{n:,} tokens match 'e'; the first 200 are shown." in words(doc)
-    assert len(vocab_rows(doc)) == 200
-
-
-@pytest.mark.parametrize("htmx", [False, True], ids=["page", "fragment"])
-def test_vocab_escapes_the_query(client, htmx):
-    payload = '"><img src=x onerror=alert(1)>'
-    response = client.get("/vocab?" + urlencode({"model": BIGRAM_MODEL, "q": payload}), headers=HTMX if htmx else {})
-    assert response.status_code == 200
-    html = response.get_data(as_text=True)
-    assert payload not in html and "<img" not in html
-    doc = parse(html)
-    assert f"0 tokens match '{payload}'." in words(doc.by_id("vocab-results"))
-    if not htmx:
-        assert doc.by_id("vocab-q").attrs["value"] == payload
-
-
-def test_a_100_character_query_is_fine_and_101_is_a_400(client):
-    assert client.get("/vocab?q=" + "a" * 100).status_code == 200
-    response = client.get("/vocab?q=" + "a" * 101)
-    assert response.status_code == 400
-    assert "the search has 101 characters; the limit is 100" in response.get_data(as_text=True)
-    fragment = client.get("/vocab?q=" + "a" * 101, headers=HTMX)
-    assert fragment.status_code == 400 and "<html" not in fragment.get_data(as_text=True)
-
-
-@pytest.mark.parametrize("htmx", [False, True], ids=["page", "fragment"])
-def test_an_unknown_model_is_a_400(client, htmx):
-    response = client.get("/vocab?model=%3Cb%3Enope", headers=HTMX if htmx else {})
-    assert response.status_code == 400
-    html = response.get_data(as_text=True)
-    assert "there is no model named" in html and "<b>nope" not in html
-
-
-def test_a_superscript_digit_query_is_not_a_500(client):
-    assert client.get("/vocab?q=%C2%B2").status_code == 200
-
-
-def test_a_blank_query_reads_as_no_query(client):
-    assert "The first 200 tokens" in words(
-        parse(client.get("/vocab?model=austen-bigram&q=+++").data).by_id("vocab-results")
-    )
-
-
 def test_a_tiny_temperature_is_not_a_500(client):
     assert client.get("/?model=austen-bigram&prompt=Mr.+Darcy&temperature=1e-320").status_code in (200, 400)
 
@@ -449,18 +306,3 @@ def test_a_tiny_temperature_with_positive_logits_gives_finite_arithmetic(app, cl
     assert response.status_code == 200
     text = worked(parse(response.data), "softmax")
     assert "inf" not in text and "∞" not in text
-
-
-def test_each_token_chip_links_to_its_row_in_the_vocabulary(client):
-    doc = parse(client.get("/?" + urlencode(bigram(prompt='Mr. Darcy said "zyxwvut"\n\nShe'))).data)
-    chips = doc.by_id("tokens").find("ol", "chips").find_all("li", "chip")
-    assert len(chips) == 9  # Mr . Darcy said " <unk> " ¶ She
-    for chip in chips:
-        href = chip.find("a", "chip-link").attrs["href"]
-        token_id = chip.find("span", "chip-id").text().strip()
-        url = urlsplit(href)
-        assert url.path == "/vocab" and url.fragment == f"t-{token_id}"
-        page = parse(client.get(f"{url.path}?{url.query}").data)
-        assert page.by_id(f"t-{token_id}") is not None, href
-        row = vocab_rows(page)[[r[0] for r in vocab_rows(page)].index(token_id)]
-        assert row[1].removesuffix(" special") == words(chip.find("span", "chip-text"))

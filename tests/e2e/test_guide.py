@@ -1,0 +1,93 @@
+"""The guided first run: hint by hint, dismissed for good, brought back by ?guide=1 or the help dialog.
+
+The guide remembers its dismissal in localStorage; a test that needs a returning visitor presets the
+key with an init script, which the browser injects regardless of the page's CSP (checked below).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from lesson_page import (
+    WORKED,
+    as_returning_visitor,
+    desktop,
+    expect_scripts_ran,
+    guide,
+    state_url,
+    worked,
+)
+from playwright.sync_api import BrowserContext, Page, expect
+
+N_HINTS = 6
+
+
+@desktop
+def test_the_guided_run_can_be_completed_and_is_not_shown_again(page: Page, save_screenshot: Callable) -> None:
+    page.goto(state_url())  # a fresh browser context: a first visit
+    panel = guide(page)
+    expect(panel).to_be_visible()
+    count = panel.locator(".guide-count")
+    hints = panel.locator(".guide-hints li")
+    expect(hints).to_have_count(N_HINTS)
+    expect(count).to_have_text(f"Hint 1 of {N_HINTS}")
+    expect(hints.nth(0)).to_be_visible()
+    expect(hints.nth(1)).to_be_hidden()
+    expect(page.locator("#prompt-panel")).to_have_class(re.compile(r"\bguide-target\b"))
+    save_screenshot(page, "guided-run")
+
+    for i in range(1, N_HINTS):
+        panel.get_by_role("button", name="Next", exact=True).click()
+        expect(count).to_have_text(f"Hint {i + 1} of {N_HINTS}")
+        expect(hints.nth(i)).to_be_visible()
+        expect(hints.nth(i - 1)).to_be_hidden()
+        target = hints.nth(i).get_attribute("data-target")
+        expect(page.locator(f"#{target}")).to_have_class(re.compile(r"\bguide-target\b"))
+    expect(page.locator(".guide-target")).to_have_count(1)
+    panel.get_by_role("button", name="Done", exact=True).click()
+
+    expect(panel).to_be_hidden()
+    expect(page.locator(".guide-target")).to_have_count(0)
+    page.goto(state_url())  # the next visit
+    expect_scripts_ran(page)
+    expect(page.locator("#guide")).to_be_hidden()
+
+
+def test_dont_show_again_dismisses_the_guide_and_guide_1_brings_it_back(page: Page) -> None:
+    page.goto(state_url())
+    panel = guide(page)
+    expect(panel).to_be_visible()
+    panel.get_by_role("button", name="Next", exact=True).click()
+    expect(panel.locator(".guide-count")).to_have_text(f"Hint 2 of {N_HINTS}")
+
+    panel.get_by_role("button", name="Don't show again", exact=True).click()
+    expect(panel).to_be_hidden()
+    page.reload()
+    expect_scripts_ran(page)
+    expect(page.locator("#guide")).to_be_hidden()
+
+    page.goto(state_url(guide="1"))  # guided mode shows it even after the dismissal, from the start
+    expect(guide(page)).to_be_visible()
+    expect(guide(page).locator(".guide-count")).to_have_text(f"Hint 1 of {N_HINTS}")
+    for name in WORKED:  # and every worked example open
+        expect(worked(page, name)).to_have_attribute("open", "")
+        expect(worked(page, name).locator("p").first).to_be_visible()
+
+
+def test_the_help_dialog_shows_the_guided_run_again(page: Page, context: BrowserContext) -> None:
+    as_returning_visitor(context)
+    page.goto(state_url())
+    expect_scripts_ran(page)
+    expect(page.locator("#guide")).to_be_hidden()
+
+    page.get_by_role("button", name="Keyboard help (?)").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    dialog.get_by_role("button", name="Show the guided first run again").click()
+
+    expect(dialog).to_be_hidden()
+    expect(guide(page)).to_be_visible()
+    expect(guide(page).locator(".guide-count")).to_have_text(f"Hint 1 of {N_HINTS}")
+    guide(page).get_by_role("button", name="Don't show again", exact=True).click()
+    expect(guide(page)).to_be_hidden()

@@ -1,0 +1,51 @@
+"""Predict, then reveal: the numbers and the pick stay hidden until Reveal."""
+
+from __future__ import annotations
+
+from on_screen import (
+    expect_step_done,
+    expect_url_ids,
+    expect_url_param,
+    generated,
+    no_animation,
+    picked_token,
+    step_button,
+)
+from playwright.sync_api import Page, expect
+from stepping import state_url
+
+
+@no_animation
+def test_predict_hides_the_numbers_until_reveal(page: Page, expected_ids) -> None:
+    page.goto(state_url(expected_ids[:1]))
+    page.get_by_label("Predict, then reveal").check()
+    expect_url_param(page, "predict", "1")
+    expect(page.locator("#logits table")).to_have_count(0)  # the shown step is hidden too
+
+    step_button(page).click()
+
+    expect(generated(page)).to_have_count(2)
+    expect(generated(page).last).to_have_text("?")
+    expect(page.locator("#tokens .chip-generated").last).to_have_text("?")
+    expect(page.locator("#logits table")).to_have_count(0)
+    expect(page.locator("#range-bar")).to_have_count(0)
+    expect(page.locator("#chart")).to_contain_text("Hidden until Reveal.")
+    expect(page.locator("#announce")).to_be_empty()
+    reveal = page.get_by_role("button", name="Reveal")
+    expect(reveal).to_be_visible()
+
+    reveal.click()
+
+    expect_step_done(page, 1)
+    expect(page.locator("#logits table")).to_be_visible()
+    expect(page.locator("#pick-sentence")).to_contain_text("falls in")
+    expect(generated(page).last).not_to_have_text("?")
+    assert generated(page).last.inner_text().strip() == picked_token(page)
+    expect(page.locator("#announce")).to_contain_text("picked")
+    expect(reveal).to_have_count(0)
+    expect_url_ids(page, expected_ids[:2])
+
+    step_button(page).click()  # the next step is hidden again
+    expect(generated(page)).to_have_count(3)
+    expect(generated(page).last).to_have_text("?")
+    expect(page.get_by_role("button", name="Reveal")).to_be_visible()

@@ -1,0 +1,109 @@
+"""The share link and its QR code: this screen's URL, by the address students can reach."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import segno
+
+from .markup import Element, ids_of, parse, query_of
+from .seeded import BASE, error_text, joined, page, url
+
+LAN = "192.168.1.20:8000"
+
+
+def qr_modules(svg: bytes) -> list[list[bool]]:
+    """Read segno's SVG path ('M2 2.5h7m2 0h2...': runs of dark modules) back into a matrix, border cut off."""
+    text = svg.decode()
+    path = re.search(r'<path[^>]* d="([^"]+)"', text).group(1)
+    size = int(re.search(r'<svg[^>]* width="(\d+)"', text).group(1))
+    scale = float(re.search(r'scale\(([\d.]+)\)', text).group(1))
+    n = round(size / scale)  # modules with the border
+    grid = [[False] * n for _ in range(n)]
+    x = y = 0.0
+    for cmd, a, b in re.findall(r"([MmHh])\s*(-?[\d.]+)(?:[ ,](-?[\d.]+))?", path):
+        if cmd == "M":
+            x, y = float(a), float(b)
+        elif cmd == "m":
+            x, y = x + float(a), y + float(b)
+        else:  # h: a run of dark modules on row y - 0.5
+            run = float(a)
+            for col in range(round(x), round(x + run)):
+                grid[int(y)][col] = True
+            x += run
+    dark_rows = [i for i, row in enumerate(grid) if any(row)]
+    border = dark_rows[0]
+    return [row[border : n - border] for row in grid[border : n - border]]
+
+
+def expected_modules(link: str) -> list[list[bool]]:
+    return [[bool(m) for m in row] for row in segno.make(link, error="l").matrix]
+
+
+def share_link(doc: Element) -> str:
+    return doc.by_id("share-link").attrs["value"]
+
+
+def test_the_qr_code_is_an_svg_of_the_share_link(client, three):
+    params = {**BASE, "ids": joined(three), "src": "s,f,0.5"}
+    doc = page(client, **params)
+    link = share_link(doc)
+    assert link.startswith("http://localhost/?")
+    assert ids_of(link) == three
+    assert {k: query_of(link)[k] for k in ("prompt", "seed", "src")} == {**BASE, "src": "s,f,0.5"}
+    img = doc.by_id("share").find("img")
+    assert img.attrs["alt"] == "QR code"
+    response = client.get(img.attrs["src"])
+    assert response.status_code == 200
+    assert response.mimetype == "image/svg+xml"
+    assert response.data.lstrip().startswith(b"<svg")
+    assert qr_modules(response.data) == expected_modules(link)
+
+
+def test_the_share_link_uses_the_lan_address_the_page_was_reached_by(client, three):
+    doc = parse(client.get(url("/", **BASE, ids=joined(three)), headers={"Host": LAN}).data)
+    link = share_link(doc)
+    assert link.startswith(f"http://{LAN}/?")
+    assert ids_of(link) == three
+    qr = client.get(doc.by_id("share").find("img").attrs["src"], headers={"Host": LAN})
+    assert qr_modules(qr.data) == expected_modules(link)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:8000", "localhost:8000", "[::1]:8000"])
+def test_on_localhost_the_share_link_uses_lan_url(app, client, monkeypatch, three, host):
+    monkeypatch.setitem(app.config, "LAN_URL", f"http://{LAN}/")
+    doc = parse(client.get(url("/", **BASE, ids=joined(three)), headers={"Host": host}).data)
+    link = share_link(doc)
+    assert link.startswith(f"http://{LAN}/?") and "//" not in link.removeprefix("http://")
+    qr = client.get(url("/qr.svg", **BASE, ids=joined(three)), headers={"Host": host})
+    assert qr_modules(qr.data) == expected_modules(link)
+
+
+def test_lan_url_does_not_override_a_real_host(app, client, monkeypatch):
+    monkeypatch.setitem(app.config, "LAN_URL", "http://10.0.0.9:8000")
+    link = share_link(parse(client.get(url("/", **BASE), headers={"Host": LAN}).data))
+    assert link.startswith(f"http://{LAN}/?")
+
+
+def test_serving_on_all_interfaces_shares_the_lan_address(monkeypatch):
+    """The teacher opens the 127.0.0.1 link the server prints; the QR code must still name the LAN address."""
+    import waitress
+
+    from webapp import serve as serve_module
+
+    served = {}
+    monkeypatch.setattr(serve_module, "lan_address", lambda: "192.168.1.20")
+    monkeypatch.setattr(waitress, "serve", lambda app, **kwargs: served.setdefault("app", app))
+    serve_module.serve(host="0.0.0.0", port=8000, threads=1)
+
+    response = served["app"].test_client().get(url("/", **BASE), headers={"Host": "127.0.0.1:8000"})
+    assert share_link(parse(response.data)).startswith(f"http://{LAN}/?")
+
+
+def test_a_link_too_long_for_a_qr_code_gets_a_400(client):
+    params = {"prompt": "é" * 2000}  # 12,000 characters once percent-encoded
+    response = client.get(url("/qr.svg", **params))
+    assert response.status_code == 400
+    assert "too long for a QR code" in error_text(response)
+    assert client.get(url("/", **params)).status_code == 200  # the page itself still works

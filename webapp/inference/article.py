@@ -1,0 +1,117 @@
+"""The article's example as a model: a handful of tokens whose scores the teacher types.
+
+The seed article walks through one step by hand: three tokens with probabilities 0.1, 0.2 and
+0.7, laid on [0, 1) as "0.0 to 0.1 -> token 0; 0.1 to 0.3 -> token 1; 0.3 to 1.0 -> token 2".
+This model gives the same logits at every step, whatever the text, so a class can repeat the
+article's numbers, change them, and watch temperature, truncation and r act on them.
+
+Scores typed as probabilities become logits log(p / sum(p)): softmax gives the probabilities
+back (a zero probability is a logit of -inf, which softmax turns into 0). Scores typed as logits
+are used as they are. The model reads no text: its tokenizer encodes any prompt to no tokens.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InvalidSetting
+from .model import LanguageModel
+from .tokenizer import Token, VocabularyTokenizer
+
+ARTICLE = "article"
+MAX_TOKENS = 8
+MAX_TOKEN_CHARS = 16
+MAX_LOGIT = 100.0
+KINDS = ("probabilities", "logits")
+
+
+@dataclass(frozen=True)
+class ArticleScores:
+    """The teacher's tokens and scores, checked: 2 to 8 distinct tokens, one finite score each."""
+
+    tokens: tuple[str, ...] = ("A", "B", "C")
+    scores: tuple[float, ...] = (0.1, 0.2, 0.7)
+    kind: str = "probabilities"  # or "logits"
+
+    def __post_init__(self):
+        if not 2 <= len(self.tokens) <= MAX_TOKENS:
+            raise InvalidSetting(f"the article model needs 2 to {MAX_TOKENS} tokens, not {len(self.tokens)}")
+        for token in self.tokens:
+            if not (0 < len(token) <= MAX_TOKEN_CHARS) or any(c.isspace() or c == "," for c in token):
+                raise InvalidSetting(f"each token must be 1 to {MAX_TOKEN_CHARS} characters without spaces or "
+                                     f"commas, not {token[:20]!r}")
+        if len(set(self.tokens)) != len(self.tokens):
+            raise InvalidSetting("the article model's tokens must differ from each other")
+        if len(self.scores) != len(self.tokens):
+            raise InvalidSetting(f"give one score per token: {len(self.tokens)} tokens, {len(self.scores)} scores")
+        if self.kind not in KINDS:
+            raise InvalidSetting(f"scores are probabilities or logits, not {self.kind!r}")
+        self._check_scores()
+
+    def _check_scores(self):
+        if not all(math.isfinite(x) for x in self.scores):
+            raise InvalidSetting("every score must be a finite number")
+        if self.kind == "logits" and any(abs(x) > MAX_LOGIT for x in self.scores):
+            raise InvalidSetting(f"logits must be from {-MAX_LOGIT:g} to {MAX_LOGIT:g}")
+        if self.kind == "probabilities" and (min(self.scores) < 0 or sum(self.scores) <= 0):
+            raise InvalidSetting("probabilities must be 0 or more, and not all 0")
+
+    def logits(self) -> np.ndarray:
+        """The logits the scores stand for: [0.1, 0.2, 0.7] -> [log 0.1, log 0.2, log 0.7]. [n_vocab]"""
+        x = np.array(self.scores, dtype=np.float64)  # [n_vocab]
+        if self.kind == "logits":
+            return x
+        with np.errstate(divide="ignore"):  # log 0 is -inf: that token can never be picked
+            return np.log(x / x.sum())
+
+    @property
+    def normalised(self) -> bool:
+        """Whether the probabilities typed add up to 1 as they are (else they are divided by their sum)."""
+        return self.kind == "logits" or math.isclose(math.fsum(self.scores), 1.0, abs_tol=1e-9)
+
+
+class ArticleTokenizer(VocabularyTokenizer):
+    """The teacher's tokens, ids 0, 1, 2, ... in the order typed; it reads no text."""
+
+    unk_id = None
+
+    def __init__(self, tokens: Sequence[str]):
+        self.vocab = tuple(tokens)
+
+    def encode(self, text: str) -> list[Token]:
+        return []
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return "".join(self.decode_pieces(ids)).lstrip(" ")
+
+    def decode_pieces(self, ids: Sequence[int]) -> list[str]:
+        """Each token with a space before it, as it follows the prompt: [2, 1] -> [' C', ' B']."""
+        self.check_ids(ids)
+        return [" " + self.vocab[i] for i in ids]
+
+
+class ArticleModel(LanguageModel):
+    """The same typed logits at every step."""
+
+    name = ARTICLE
+    n_ctx = 1
+
+    def __init__(self, scores: ArticleScores = ArticleScores()):
+        self.scores = scores
+        self.tokenizer = ArticleTokenizer(scores.tokens)
+        self.description = (f"The article's example: {len(scores.tokens)} tokens whose {scores.kind} you type; "
+                            "the same scores at every step, whatever the text.")
+        self._logits = scores.logits()  # [n_vocab]
+
+    def logits(self, ids: Sequence[int]) -> np.ndarray:
+        return self._logits.copy()  # [n_vocab]
+
+    def __eq__(self, other) -> bool:  # the same scores are the same model (labels are cached by model)
+        return isinstance(other, ArticleModel) and other.scores == self.scores
+
+    def __hash__(self) -> int:
+        return hash(self.scores)
