@@ -27,7 +27,7 @@ from ..room.votes import histogram, leaderboard, other_votes, round_result
 from . import room_support as rs
 from .screen import build_screen
 from .state import InvalidInput, State
-from .views import LOOPBACK, StateLinks, is_htmx, share_url
+from .views import LOOPBACK, is_htmx, share_url, state_links
 
 bp = Blueprint("room", __name__)
 
@@ -81,7 +81,7 @@ def teach(code: str):
     state = replace(rs.state_of(room), present=request.args.get("present") == "1")
     screen = build_screen(models(), state)
     return render_template("room/teach.html", screen=screen, animate=False, share_url=share_url(state),
-                           link=StateLinks(state), **panel_context(room))
+                           link=state_links(state), **panel_context(room))
 
 
 def panel_context(room: Room) -> dict:
@@ -253,7 +253,7 @@ def ballot_tokens(screen) -> list[int]:
 def follow_context(room: Room) -> dict:
     state = rs.state_of(room)
     screen = build_screen(models(), state)
-    return {"screen": screen, "room": room, "link": StateLinks(state), "ballot": ballot_tokens(screen),
+    return {"screen": screen, "room": room, "link": state_links(state), "ballot": ballot_tokens(screen),
             "display_code": codes.display_code(room.code), "share_url": share_url(state)}
 
 

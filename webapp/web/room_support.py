@@ -11,7 +11,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from flask import Flask, abort, current_app, request
 from werkzeug.datastructures import MultiDict
@@ -142,7 +142,7 @@ def state_from_url(url: str) -> State:
 
 
 def encode_state(state: State) -> str:
-    return urlencode(state.query())
+    return state.query_string()
 
 
 def step_keys(state: State) -> tuple[str | None, str | None]:
