@@ -6,7 +6,8 @@
 
 It starts `python -m webapp` on 127.0.0.1 (free ports; with --store redis also a redis-server of its
 own), starts a room as a teacher, joins --students students (each on a keep-alive connection of its
-own, spread over the servers), turns class votes on, and then for --duration seconds:
+own, spread over the servers: a browser's polls and votes take turns on it), turns class votes
+on, and then for --duration seconds:
 
   the teacher, every --step-every seconds: Step (GET /step as the browser does, then POST the new
       screen to /room/CODE/state), and --reveal-after seconds later Reveal (the same for ?reveal=1);
@@ -130,9 +131,9 @@ class Figures:
 class Student:
     def __init__(self, n: int, port: int, code: str, figures: Figures, stop: asyncio.Event):
         self.n, self.code, self.fig, self.stop = n, code, figures, stop
-        self.poller = Connection(port)  # a browser opens several connections: polls on one, the rest on another
-        self.conn = Connection(port)
-        self.conn.cookies = self.poller.cookies
+        # One keep-alive connection per student, a request at a time on it: gunicorn's gthread worker
+        # keeps up to 1,000 connections open per process (worker_connections).
+        self.conn = self.poller = Connection(port)
         self.etag, self.round, self.version = "", "", 0
 
     async def call(self, method, path, body=None, headers=None, ok=(200, 303, 304), conn=None):
@@ -195,8 +196,9 @@ class Student:
             await asyncio.sleep(random.uniform(0, VOTE_WITHIN_S / times))
             self.fig.vote_posts += 1
             status, _, _ = await self.call("POST", f"/room/{self.code}/vote",
-                                           {"round": round_, "token": random.choice(tokens)})
-            if status == 303:
+                                           {"round": round_, "token": random.choice(tokens)},
+                                           headers={"HX-Request": "true"})  # as room.js's page sends it
+            if status == 200:
                 self.fig.votes_sent.setdefault(round_, set()).add(self.n)
 
 

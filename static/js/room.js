@@ -31,8 +31,8 @@
 
   // A new round: nobody has voted on it yet, so the student's own part need not be asked for.
   function resetMyVote(newRound) {
-    var line = document.querySelector("#me .my-vote");
-    if (line && /-open$/.test(newRound)) line.textContent = "You have not voted on this step yet.";
+    var line = document.getElementById("my-vote");
+    if (line) line.textContent = /-open$/.test(newRound) ? "You have not voted on this step yet." : "";
   }
 
   // A student: poll the room's screen, swap the panels when the version changes.

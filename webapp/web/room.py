@@ -315,9 +315,9 @@ def vote(code: str):
         abort(403, description="join the room first: only students in the room can vote.")
     if outcome is Vote.TOO_MANY:
         abort(429, description="you have changed your vote on this step too often; it stays as it is.")
-    if is_htmx():
-        room = rs.find_room(code)
-        return render_template("room/_me.html", oob=False, **student_context(room, student))
+    if is_htmx():  # the line that says the vote; the rest of the student's part has not changed
+        return render_template("room/_my_vote.html", room=room, my_vote=token,
+                               token_text=rs.room_model(room).tokenizer.token_text)
     return redirect(url_for(".follow", code=code), code=303)
 
 
