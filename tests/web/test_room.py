@@ -98,6 +98,10 @@ def test_a_student_cannot_step_reveal_or_change_the_room(app, teacher) -> None:
     code = start_room(teacher)
     url = step(teacher, code)
     student = join(app, code)
+    key = teacher.get_cookie("tbt_teacher", path=f"/room/{code}").value
+    for answer in (student.get(f"/room/{code}"), student.get(f"/room/{code}/screen"), student.get(f"/room/{code}/me"),
+                   student.get(f"/room/{code}/qr.svg"), student.get(f"/join?code={code}")):
+        assert key not in answer.get_data(as_text=True) and key not in str(answer.headers)  # never shown to a student
     before = results(teacher, code)
     revealed = push(student, "/", url + "&reveal=1")
     assert publish(student, code, revealed).status_code == 403
