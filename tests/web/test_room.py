@@ -202,6 +202,14 @@ def test_joining_is_bounded_and_failed_joins_are_rate_limited(app, teacher) -> N
     assert answers[:3] == [404, 404, 404] and answers[3:] == [429, 429]
 
 
+def test_joining_again_keeps_the_same_student(app, teacher) -> None:
+    code = start_room(teacher)
+    student = join(app, code, "Anna")
+    student.post("/join", data={"code": code, "nickname": "Anna B."}, headers=ORIGIN)
+    assert results(teacher, code)["n_students"] == 1
+    assert "Anna B." in student.get(f"/room/{code}").get_data(as_text=True)
+
+
 def test_a_student_without_a_cookie_is_sent_to_the_join_form(app, teacher) -> None:
     code = start_room(teacher)
     answer = app.test_client().get(f"/room/{code}")

@@ -220,14 +220,14 @@ def join():
         rs.limit(f"join-failed:{address}", current_app.config["ROOM_FAILED_JOINS_PER_MINUTE"])
         message = "There is no open room with that code. Codes have 8 letters and digits (no 0, O, 1 or I)."
         return render_template("room/join.html", code=typed, nickname=nickname, message=message), 404
-    student = request.cookies.get(rs.STUDENT_COOKIE)
+    student = request.cookies.get(rs.STUDENT_COOKIE + code)
     if not codes.is_secret_shaped(student):
         student = codes.new_secret()
     if not rs.store().join(code, student, nickname, current_app.config["ROOM_MAX_STUDENTS"]):
         abort(409, description="this room is full; ask the teacher to start another.")
     response = redirect(url_for(".follow", code=code), code=303)
     age = int(current_app.config["ROOM_IDLE_SECONDS"]) + 3600
-    response.set_cookie(rs.STUDENT_COOKIE, student, max_age=age, path=rs.room_cookie_path(code), httponly=True,
+    response.set_cookie(rs.STUDENT_COOKIE + code, student, max_age=age, httponly=True,
                         samesite="Lax", secure=rs.secure())
     response.set_cookie(rs.ROOM_COOKIE, code, max_age=age, samesite="Lax", secure=rs.secure())
     return response
@@ -301,7 +301,7 @@ def vote(code: str):
     """A student's guess at the next token; a second one on the same step replaces the first."""
     rs.check_origin()
     room = rs.find_room(code)
-    student = request.cookies.get(rs.STUDENT_COOKIE)  # the store checks that the student is in the room
+    student = request.cookies.get(rs.STUDENT_COOKIE + code)  # the store checks that the student is in the room
     if not codes.is_secret_shaped(student):
         abort(403, description="join the room first: only students in the room can vote.")
     round_text = request.form.get("round", "")

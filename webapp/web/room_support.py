@@ -1,8 +1,9 @@
 """What the room's views share: the store, the checks on every change, and the room's screens.
 
 Every change to a room is a POST that must come from this site (its Origin, or failing that its
-Referer, names this host) and carry the teacher's key or a student's id in a cookie scoped to the
-room's path: the key in an HttpOnly, SameSite=Strict cookie that never appears in a URL or a page.
+Referer, names this host) and carry the teacher's key (an HttpOnly, SameSite=Strict cookie sent to
+the room's path only, never in a URL or a page) or a student's id (an HttpOnly cookie named after the
+room, so that joining the same room again keeps the same student).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from ..room.votes import RoundResult, record, running
 from .state import State, parse_state
 
 TEACHER_COOKIE = "tbt_teacher"
-STUDENT_COOKIE = "tbt_student"
+STUDENT_COOKIE = "tbt_student_"  # + the room's code: joining the same room again keeps the same student
 ROOM_COOKIE = "tbt_room"  # not secret: lets the ordinary stepper offer "Follow the teacher"
 _store_lock = threading.Lock()
 
@@ -100,7 +101,7 @@ def teacher_room(code: str) -> Room:
 
 def student_id(room: Room) -> str | None:
     """This browser's student id in the room, if it has joined."""
-    student = request.cookies.get(STUDENT_COOKIE)
+    student = request.cookies.get(STUDENT_COOKIE + room.code)
     if not codes.is_secret_shaped(student) or store().nickname(room.code, student) is None:
         return None
     return student
