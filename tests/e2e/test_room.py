@@ -89,6 +89,7 @@ def test_students_follow_the_teacher_and_vote(browser: Browser, room_server: Ser
 
     teacher.get_by_role("button", name="Leaderboard: off").click()
     expect(teacher.locator(".leaderboard")).to_contain_text("<b>Ben</b>")
+    save_screenshot(teacher, "room-teacher-laptop")
     teacher.goto(teacher.url.split("?")[0] + "?present=1")
     expect(teacher.locator("#room-results")).to_be_visible()
     phone = save_screenshot(anna, "room-student-phone-revealed")
