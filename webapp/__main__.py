@@ -1,10 +1,13 @@
 """Command line: serve the app, trace the loop in a terminal, or measure perplexity.
 
-    python -m webapp                      # serve on http://127.0.0.1:8000
-    python -m webapp trace "Mr. Darcy said" --steps 5 --temperature 0.8 --seed 7
-    python -m webapp perplexity --model austen-bigram held-out.txt
-    python -m webapp fetch-model smollm2-135m    # a pretrained model, into the user's model folder
-    python -m webapp trace "The capital of France is" --model-file any-llama.gguf   # also on serve, perplexity
+    token-by-token                        # serve on http://127.0.0.1:8000 (also: python -m webapp)
+    token-by-token --host 0.0.0.0         # serve the room's network: students' phones can open it
+    token-by-token trace "Mr. Darcy said" --steps 5 --temperature 0.8 --seed 7
+    token-by-token perplexity --model austen-bigram held-out.txt
+    token-by-token fetch-model smollm2-135m    # a pretrained model, into the user's model folder
+    token-by-token trace "The capital of France is" --model-file any-llama.gguf   # also on serve, perplexity
+
+`token-by-token` is the console script pip installs with the package: it works from any folder.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="python -m webapp", description="Token by token: step through how a model writes.")
+    parser = OneLineParser(prog="token-by-token", description="Token by token: step through how a model writes.")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
 
     serve = sub.add_parser("serve", help="serve the app (the default command)")

@@ -103,10 +103,11 @@ def serve(host: str, port: int, threads: int = WAITRESS_THREADS, workers: int = 
 
 
 def serve_waitress(app: Flask, host: str, port: int, options: ServerOptions) -> int:
+    """Serve with one waitress process: its main loop reads each request whole before a thread sees it."""
     from waitress import serve as waitress_serve
 
     proxy = {}
-    if options.trusted_proxy:  # https in the share link and QR code when a TLS proxy says so
+    if options.trusted_proxy:  # https in the share link and QR code when a TLS proxy says so; nothing else
         proxy = {"trusted_proxy": options.trusted_proxy, "trusted_proxy_headers": "x-forwarded-proto",
                  "clear_untrusted_proxy_headers": True}
     waitress_serve(app, host=host, port=port, threads=options.threads, ident="token-by-token",
@@ -116,7 +117,13 @@ def serve_waitress(app: Flask, host: str, port: int, options: ServerOptions) -> 
 
 
 def serve_gunicorn(app: Flask, host: str, port: int, options: ServerOptions) -> int:
-    """Run gunicorn's arbiter in this process: forked worker processes of several threads each."""
+    """Run gunicorn's arbiter in this process: forked worker processes of several threads each.
+
+    Each process reads a request whole in its main loop before a thread sees it (buffered_worker.py),
+    so slow clients cannot hold the threads. From the trusted proxy, only X-Forwarded-Proto is
+    believed: not the other scheme headers gunicorn knows, and no SCRIPT_NAME or PATH_INFO, which
+    would change every link on a page.
+    """
     from gunicorn.app.base import BaseApplication
     from gunicorn.http import message
 
@@ -129,9 +136,11 @@ def serve_gunicorn(app: Flask, host: str, port: int, options: ServerOptions) -> 
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": options.workers,
         "threads": options.threads,
-        "worker_class": "gthread",  # threads keep idle keep-alive connections off the workers
+        "worker_class": "webapp.buffered_worker.BufferedThreadWorker",
         "limit_request_line": MAX_REQUEST_LINE_BYTES,
         "forwarded_allow_ips": options.trusted_proxy or "",  # gunicorn would trust 127.0.0.1 by default
+        "secure_scheme_headers": {"X-FORWARDED-PROTO": "https"},
+        "forwarder_headers": "",
         "proc_name": "token-by-token",
         "accesslog": None,
         "loglevel": "warning",

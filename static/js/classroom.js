@@ -140,7 +140,42 @@
   document.addEventListener("htmx:afterSettle", function () { showNeedsJs(); reopenWorked(); showNewest(); nextWhenPicked(); });
   document.addEventListener("pick:done", nextWhenPicked);
   document.addEventListener("htmx:responseError", function () { setPlaying(false); });
+  // The browser's history: an answer whose X-History-Entry is the screen's own (state.py, history_entry)
+  // only changed a setting, and replaces the current entry instead of adding one.
+  document.addEventListener("htmx:beforeHistoryUpdate", function (event) {
+    var xhr = event.detail.xhr;
+    var fields = $("state-fields");
+    var entry = xhr && xhr.getResponseHeader("X-History-Entry");
+    if (entry !== null && fields && fields.getAttribute("data-history-entry") === entry) {
+      event.detail.history.type = "replace";
+    }
+  });
+
+  // A setting the server refused leaves the screen as it was, so its field goes back to the value
+  // in use; a setting it accepted becomes the value to go back to.
+  function settingFields() {
+    return document.querySelectorAll("#controls input:not([type=hidden]), #controls select");
+  }
+
+  function commitSettings() {
+    settingFields().forEach(function (el) {
+      if (el.type === "checkbox") el.defaultChecked = el.checked;
+      else if (el.tagName === "SELECT") Array.prototype.forEach.call(el.options, function (o) { o.defaultSelected = o.selected; });
+      else el.defaultValue = el.value;
+    });
+  }
+
+  function restoreSetting(el) {
+    if (!el || !el.matches || !el.matches("#controls input:not([type=hidden]), #controls select")) return;
+    if (el.type === "checkbox") el.checked = el.defaultChecked;
+    else if (el.tagName === "SELECT") Array.prototype.forEach.call(el.options, function (o) { o.selected = o.defaultSelected; });
+    else el.value = el.defaultValue;
+  }
+
   document.addEventListener("htmx:afterRequest", function (event) {
-    if (event.detail.xhr && event.detail.xhr.status >= 400) setPlaying(false);
+    var xhr = event.detail.xhr;
+    if (!xhr) return;
+    if (xhr.status >= 400) { setPlaying(false); restoreSetting(event.detail.elt); }
+    else if (xhr.status < 300) commitSettings();
   });
 })();

@@ -1,5 +1,7 @@
-/* The guided first run: one hint at a time, the panel it talks about outlined. Shown on a first
-   visit (or with ?guide=1) until dismissed; the dismissal is remembered in this browser only. */
+/* The guided first run: one hint at a time, the panel it talks about outlined and scrolled into
+   view. Shown on a first visit (or with ?guide=1) until dismissed; the dismissal is remembered in
+   this browser only. A hint that asks for an action (data-done) moves on once it is done. Students
+   who arrive by a shared link or QR code (guide=0) are never shown it. */
 (function () {
   "use strict";
 
@@ -28,10 +30,30 @@
     all.forEach(function (li, j) { li.hidden = j !== i; });
     clearTargets();
     var target = $(all[i].getAttribute("data-target"));
-    if (target) target.classList.add("guide-target");
+    if (target) {
+      target.classList.add("guide-target");
+      // The guide sticks to the top of the window: the panel goes just below it.
+      document.documentElement.style.setProperty("--guide-height", ($("guide").offsetHeight + 16) + "px");
+      target.scrollIntoView({ block: "start", behavior: reducedMotion() ? "auto" : "smooth" });
+    }
     $("guide").querySelector(".guide-count").textContent = "Hint " + (i + 1) + " of " + all.length;
     $("guide-next").textContent = i === all.length - 1 ? "Done" : "Next";
   }
+
+  function reducedMotion() {
+    return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  }
+
+  function isOpen() { return $("guide") && !$("guide").hidden; }
+
+  // What a request did, in the words of data-done: "prompt", "step" or "temperature".
+  function doneBy(elt) {
+    if (!elt) return null;
+    if (elt.id === "prompt" || elt.id === "temperature") return elt.id;
+    return elt.getAttribute && elt.getAttribute("data-control") === "step" ? "step" : null;
+  }
+
+  function next() { if (index >= hints().length - 1) close(); else show(index + 1); }
 
   function close() {
     $("guide").hidden = true;
@@ -45,7 +67,7 @@
   }
 
   var clicks = {
-    "guide-next": function () { if (index >= hints().length - 1) close(); else show(index + 1); },
+    "guide-next": next,
     "guide-dismiss": close,
     "guide-restart": function () {
       var help = $("help");
@@ -60,9 +82,24 @@
     if (target && $("guide")) clicks[target.id]();
   });
 
+  // The answer replaces the panels after the request: move on (or outline the panel again) once it has.
+  var done = null;
+  document.addEventListener("htmx:afterRequest", function (event) {
+    done = isOpen() && event.detail.successful ? doneBy(event.detail.elt) : null;
+  });
+
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!isOpen()) return;
+    var wanted = hints()[index].getAttribute("data-done");
+    if (wanted && wanted === done) { done = null; next(); return; }
+    var target = $(hints()[index].getAttribute("data-target"));
+    if (target) target.classList.add("guide-target");
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     var guide = $("guide");
     if (!guide) return;
+    if (guide.getAttribute("data-skip") === "1") { remember(); return; } // a student, by a shared link
     if (document.querySelector(".present")) return; // not on the projector
     if (guide.getAttribute("data-force") === "1" || !remembered()) open();
   });

@@ -54,8 +54,8 @@ def range_bar(page: Page) -> Locator:
 
 
 def generated(page: Page) -> Locator:
-    """The generated tokens in the text panel (links to their step)."""
-    return page.locator("#text .text-so-far a.gen")
+    """The generated tokens in the text panel (buttons that show their step)."""
+    return page.locator("#text .text-so-far button.gen")
 
 
 def step_button(page: Page) -> Locator:

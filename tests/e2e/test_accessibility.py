@@ -76,7 +76,7 @@ def predict_hidden(page: Page, ids: str) -> None:
     page.get_by_label("Predict, then reveal").check()
     expect(page.locator("#logits table")).to_have_count(0)
     page.get_by_role("button", name="Step", exact=True).click()
-    expect(page.locator("#text a.gen")).to_have_count(4)
+    expect(page.locator("#text button.gen")).to_have_count(4)
     expect(page.get_by_role("button", name="Reveal")).to_be_visible()
 
 
@@ -93,7 +93,7 @@ def help_open(page: Page, ids: str) -> None:
 
 def branched(page: Page, ids: str) -> None:
     page.goto(url(ids=ids, src="s,f,0.999", at="1"))
-    expect(page.locator("#text a.gen-forced")).to_have_count(1)
+    expect(page.locator("#text button.gen-forced")).to_have_count(1)
     expect_step_done(page, 1)
 
 

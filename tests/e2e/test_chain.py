@@ -99,9 +99,8 @@ def test_the_surprise_colouring_toggles(page: Page) -> None:
     page.goto(url())
     page.get_by_role("button", name="Colour by surprise: off").click()
     expect(page.locator("#surprise-legend")).to_be_visible()
-    expect(page.locator(".text-so-far a.gen.surprise-0, .text-so-far a.gen.surprise-1, .text-so-far a.gen.surprise-2, "
-                        ".text-so-far a.gen.surprise-3, .text-so-far a.gen.surprise-4, .text-so-far a.gen.surprise-5")
-           ).to_have_count(2)
+    tinted = ", ".join(f".text-so-far button.gen.surprise-{level}" for level in range(6))
+    expect(page.locator(tinted)).to_have_count(2)
     expect_url_param(page, "surprise", "1")
     page.get_by_role("button", name="Colour by surprise: on").click()
     expect(page.locator("#surprise-legend")).to_have_count(0)

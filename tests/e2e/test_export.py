@@ -21,7 +21,7 @@ from on_screen import (
 from playwright.sync_api import Page, expect
 from stepping import SEED, START, state_url
 
-CSV_COLUMNS = ("rank", "token", "id", "logit", "scaled", "prob", "prob_t1", "kept", "prob_kept", "lo", "hi")
+from webapp.inference.derived.export import CSV_COLUMNS, RUN_COLUMNS, read_table_csv
 
 
 @no_animation
@@ -74,12 +74,28 @@ def test_download_csv_holds_the_table_on_screen(page: Page, expected_ids) -> Non
     download = download_info.value
 
     assert download.suggested_filename == "logits-step-1.csv"
-    lines = list(csv.reader(io.StringIO(Path(download.path()).read_text(encoding="utf-8"))))
+    heading, lines = read_table_csv(Path(download.path()).read_text(encoding="utf-8"))
+    assert (heading["prompt"], heading["step"], heading["top_k"], heading["seed"]) == ("The girl saw a", "1", "8", SEED)
+    assert 0 <= float(heading["r"]) < 1
     assert tuple(lines[0]) == CSV_COLUMNS
     body = lines[1:-1]
-    on_screen = table_rows(page)
-    assert [(line[0], line[1], line[2]) for line in body] == on_screen[: len(body)]
-    assert len(body) >= len(on_screen) - 2  # the page may add the pick's and the text's rows below
-    kept = [line[7] for line in body]
-    assert kept.count("True") == 8  # top-k = 8
+    assert [(line[0], line[1], line[2]) for line in body] == table_rows(page)  # the pick's row too, if below
+    kept = [line[CSV_COLUMNS.index("kept")] for line in body]
+    assert kept.count("1") == 8 and set(kept) <= {"0", "1"}  # top-k = 8
     assert lines[-1][1].endswith("other tokens")
+
+
+@no_animation
+def test_download_the_run_as_csv_has_a_line_per_generated_token(page: Page, expected_ids) -> None:
+    page.goto(state_url(expected_ids, top_k="8"))
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Download the run as CSV").click()
+    download = download_info.value
+    assert download.suggested_filename == "run.csv"
+    lines = list(csv.reader(io.StringIO(Path(download.path()).read_text(encoding="utf-8"))))
+    assert tuple(lines[0]) == RUN_COLUMNS
+    run = [dict(zip(RUN_COLUMNS, line, strict=True)) for line in lines[1:]]
+    assert [int(line["id"]) for line in run] == expected_ids == url_ids(page)
+    assert [line["step"] for line in run] == [str(i) for i in range(len(expected_ids))]
+    assert {line["picked_by"] for line in run} == {"seeded r"} and {line["top_k"] for line in run} == {"8"}
+    assert [line["token"] for line in run] == [generated(page).nth(i).inner_text() for i in range(len(run))]

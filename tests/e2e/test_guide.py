@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import pytest
 from lesson_page import (
     WORKED,
     as_returning_visitor,
@@ -20,7 +21,7 @@ from lesson_page import (
 )
 from playwright.sync_api import BrowserContext, Page, expect
 
-N_HINTS = 6
+N_HINTS = 8
 
 
 @desktop
@@ -91,3 +92,49 @@ def test_the_help_dialog_shows_the_guided_run_again(page: Page, context: Browser
     expect(guide(page).locator(".guide-count")).to_have_text(f"Hint 1 of {N_HINTS}")
     guide(page).get_by_role("button", name="Don't show again", exact=True).click()
     expect(guide(page)).to_be_hidden()
+
+
+@pytest.mark.browser_context_args(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
+def test_each_hint_scrolls_its_panel_into_view_and_a_done_action_moves_on(page: Page) -> None:
+    page.goto(state_url())
+    panel = guide(page)
+    count = panel.locator(".guide-count")
+    expect(count).to_have_text(f"Hint 1 of {N_HINTS}")
+    page.get_by_label("Prompt", exact=True).fill("The girl saw a fine")  # the hint asked for it
+    expect(count).to_have_text(f"Hint 2 of {N_HINTS}")
+    panel.get_by_role("button", name="Next", exact=True).click()
+    expect(count).to_have_text(f"Hint 3 of {N_HINTS}")
+    page.get_by_role("button", name="Step", exact=True).click()  # asked for: Step
+    expect(count).to_have_text(f"Hint 4 of {N_HINTS}")
+    for i in range(4, N_HINTS + 1):
+        target = page.locator(f"#{panel.locator('.guide-hints li').nth(i - 1).get_attribute('data-target')}")
+        expect(target).to_have_class(re.compile(r"\bguide-target\b"))
+        expect(target).to_be_in_viewport()
+        guide_box, target_box = panel.bounding_box(), target.bounding_box()
+        assert target_box["y"] >= guide_box["y"] + guide_box["height"] - 1 or target_box["y"] + target_box[
+            "height"] > guide_box["y"] + guide_box["height"] + 40, "the panel shows below the guide"
+        if i < N_HINTS:
+            if i == 5:
+                page.get_by_label("Temperature", exact=True).fill("1.5")  # asked for: move the slider
+            else:
+                panel.get_by_role("button", name="Next", exact=True).click()
+            expect(count).to_have_text(f"Hint {i + 1} of {N_HINTS}")
+    texts = panel.locator(".guide-hints li").all_text_contents()
+    assert any("Presenter mode" in t for t in texts) and any("QR code" in t for t in texts)
+
+
+def test_students_by_a_shared_link_are_not_shown_the_guide(page: Page) -> None:
+    page.goto(state_url())
+    expect(guide(page)).to_be_visible()  # the teacher's first visit
+    link = page.get_by_label("Link to this screen").input_value()
+    student = page.context.browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        phone = student.new_page()
+        phone.goto(link)  # a first visit, by the link or the QR code
+        expect_scripts_ran(phone)
+        expect(phone.locator("#guide")).to_be_hidden()
+        phone.reload()
+        expect_scripts_ran(phone)
+        expect(phone.locator("#guide")).to_be_hidden()
+    finally:
+        student.close()

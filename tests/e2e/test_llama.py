@@ -42,7 +42,7 @@ def test_without_the_model_the_menu_says_how_to_get_it(page: Page, app_url: str)
     if MODEL in model_names(app_url):
         expect(hint).to_have_count(0)
     else:
-        expect(hint).to_have_text(f"More models: python -m webapp fetch-model {MODEL}")
+        expect(hint).to_contain_text(f"More models: token-by-token fetch-model {MODEL}")
 
 
 @pytest.mark.browser_context_args(reduced_motion="reduce")

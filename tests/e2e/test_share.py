@@ -14,7 +14,7 @@ from stepping import state_url
 def same_screen(link: str, url: str) -> bool:
     """Tell whether a share link opens the screen at url: same host, and the same state once defaults are filled."""
     a, b = urlsplit(link), urlsplit(url)
-    qa, qb = ({k: v[0] for k, v in parse_qs(x.query).items()} for x in (a, b))
+    qa, qb = ({k: v[0] for k, v in parse_qs(x.query).items() if k != "guide"} for x in (a, b))  # guide=0: students
     defaults = {"model": qa.get("model"), "temperature": qa.get("temperature")}
     return a.netloc == b.netloc and a.path == b.path == "/" and qa == {**defaults, **qb}
 
@@ -38,3 +38,19 @@ def test_share_shows_a_qr_code_and_the_link_of_this_screen(page: Page, expected_
 
     page.get_by_role("button", name="Copy link").click()
     expect(page.locator("#copy-status")).to_have_text("Link copied.")
+
+
+@pytest.mark.browser_context_args(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+def test_on_127_0_0_1_a_warning_beside_the_qr_code_says_how_to_serve_the_room(page: Page, expected_ids) -> None:
+    page.goto(state_url(expected_ids[:1]))
+    qr = page.get_by_role("img", name="QR code")
+    warning = page.locator("#share #loopback-warning")
+    expect(warning).to_be_visible()
+    expect(warning).to_contain_text("Phones cannot open this link yet")
+    expect(warning.locator("code")).to_have_text("token-by-token --host 0.0.0.0" + (
+        "" if urlsplit(page.url).port == 8000 else f" --port {urlsplit(page.url).port}"))
+    a, b = qr.bounding_box(), warning.bounding_box()
+    assert abs(a["y"] - b["y"]) < 40 and b["x"] > a["x"] + a["width"], "beside the QR code, not below the fold"
+    address = warning.locator(".address")
+    if address.count():
+        expect(address).to_have_text(re.compile(r"^http://\d+\.\d+\.\d+\.\d+:\d+/$"))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 
@@ -12,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from webapp.inference import Settings, run_step
-from webapp.inference.derived.export import CSV_COLUMNS, rows_to_csv, trace_to_dict
+from webapp.inference.derived.export import CSV_COLUMNS, read_table_csv, rows_to_csv, trace_to_dict
 from webapp.inference.sampling import random_r
 from webapp.inference.step import text_of
 
@@ -90,17 +88,20 @@ def cell(value) -> str:
 def test_rows_to_csv_reads_back_to_the_rows(bigram, prompt, s):
     result = run_step(bigram, prompt, (), s)
 
-    lines = list(csv.reader(io.StringIO(rows_to_csv(result))))
+    heading, lines = read_table_csv(rows_to_csv(result))
 
+    assert heading["prompt"] == prompt and float(heading["temperature"]) == s.temperature
+    assert float(heading["r"]) == result.r and int(heading["picked"]) == result.chosen.id
+    assert heading["top_k"] == cell(s.top_k) and int(heading["seed"]) == s.seed
     assert tuple(lines[0]) == CSV_COLUMNS
     body, rest = lines[1:-1], lines[-1]
     assert len(body) == len(result.rows)
     for line, row in zip(body, result.rows, strict=True):
         d = dict(zip(CSV_COLUMNS, line, strict=True))
-        assert int(d["rank"]) == row.rank and int(d["id"]) == row.id and d["token"] == row.token
+        assert int(d["rank"]) == row.rank and int(d["id"]) == row.id and d["token"] == as_written(row.token)
         for name in ("logit", "prob", "prob_t1", "prob_kept"):
             assert float(d[name]) == getattr(row, name), name  # exact: the CSV holds each float's repr
-        assert d["kept"] == str(row.kept)
+        assert (d["tokens"], d["kept"]) == ("1", str(int(row.kept)))  # one format: how many are kept
         for name in ("scaled", "lo", "hi"):
             value = getattr(row, name)
             if value is None or not math.isfinite(value):
@@ -110,7 +111,7 @@ def test_rows_to_csv_reads_back_to_the_rows(bigram, prompt, s):
     r = result.rest
     assert rest[1] == f"{r.count} other tokens"
     assert float(rest[CSV_COLUMNS.index("prob")]) == r.prob
-    assert int(rest[CSV_COLUMNS.index("kept")]) == r.kept_count
+    assert int(rest[CSV_COLUMNS.index("kept")]) == r.kept_count and int(rest[CSV_COLUMNS.index("tokens")]) == r.count
     assert float(rest[CSV_COLUMNS.index("prob_kept")]) == r.prob_kept
     assert rest[CSV_COLUMNS.index("lo")] == cell(r.lo) and rest[CSV_COLUMNS.index("hi")] == cell(r.hi)
 
@@ -118,6 +119,21 @@ def test_rows_to_csv_reads_back_to_the_rows(bigram, prompt, s):
 def test_rows_to_csv_quotes_awkward_tokens(bigram):
     """Tokens such as ',' and '"' come back whole through a csv reader."""
     result = run_step(bigram, '"Yes," said she', (), Settings(seed=1), n_rows=N_VOCAB)
-    tokens = [line[1] for line in csv.reader(io.StringIO(rows_to_csv(result)))][1:-1]
-    assert tokens == [row.token for row in result.rows]
+    tokens = [line[1] for line in read_table_csv(rows_to_csv(result))[1]][1:-1]
+    assert tokens == [as_written(row.token) for row in result.rows]
     assert any(t in tokens for t in (",", '"'))
+
+
+def as_written(token: str) -> str:
+    """A token as the CSV holds it: one a spreadsheet would run as a formula starts with an apostrophe."""
+    return "'" + token if token[:1] in ("=", "+", "-", "@", "\t", "\r") else token
+
+
+def test_rows_to_csv_neutralises_cells_a_spreadsheet_would_run(bigram):
+    result = run_step(bigram, "It is", (), Settings(seed=1), n_rows=N_VOCAB)
+    lines = read_table_csv(rows_to_csv(result))[1][1:-1]
+    dangerous = [line for line in lines if line[1].lstrip("'")[:1] in ("=", "+", "-", "@")]
+    assert dangerous, "the vocabulary has such tokens, e.g. '-'"
+    assert all(line[1].startswith("'") for line in dangerous)
+    logit = CSV_COLUMNS.index("logit")
+    assert any(float(line[logit]) < 0 for line in lines), "numbers, negative ones too, stay numbers"

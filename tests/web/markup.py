@@ -121,8 +121,10 @@ def hidden_fields(doc: Element) -> dict[str, str]:
 
 
 def pct(p: float) -> str:
-    """0.31049 -> '31.0 %'; 0 < p < 0.05 % -> '<0.1 %'."""
-    return "<0.1 %" if 0 < p < 0.0005 else f"{100 * p:.1f} %"
+    """0.31049 -> '31.0 %'; 0 < p < 0.05 % -> '<0.1 %'; exactly 0 -> '0 %'."""
+    if p == 0:
+        return "0 %"
+    return "<0.1 %" if p < 0.0005 else f"{100 * p:.1f} %"
 
 
 def num(x: float | None) -> str:
@@ -138,8 +140,32 @@ def label(token: str) -> str:
     return "¶" if token == "<p>" else token
 
 
-def span(lo: float | None, hi: float | None) -> str:
-    return "—" if lo is None else f"[{lo:.3f}, {hi:.3f})"
+def span(lo: float | None, hi: float | None, digits: int = 3, width: float | None = None) -> str:
+    """[0.62, 0.91) -> '[0.620, 0.910)'; a range too narrow for the digits: '[1.000, 1.000 + 2.3e−30)'."""
+    if lo is None:
+        return "—"
+    low, high = f"{lo:.{digits}f}", f"{hi:.{digits}f}"
+    if low != high:
+        return f"[{low}, {high})"
+    return f"[{low}, {low} + {(hi - lo if width is None else width):.1e})".replace("e-", "e\N{MINUS SIGN}")
+
+
+def digits(step: dict, taken: bool) -> int:
+    """The digits the page gives ranges: the fewest from 3 to 4 that keep every shown range (kept rows,
+    the rest's pieces) from reading empty."""
+    spans = [(row["lo"], row["hi"]) for row in step["rows"] if row["kept"]] + [tuple(p) for p in step["rest"]["ranges"]]
+    wide = [(lo, hi) for lo, hi in spans if hi - lo >= 1e-4]  # narrower ones show their width
+    return next((d for d in range(3, 5) if all(f"{lo:.{d}f}" != f"{hi:.{d}f}" for lo, hi in wide)), 4)
+
+
+def pick_digits(step: dict) -> int:
+    """The digits of the pick sentence: the table's, or more (up to 8) until r reads inside its range."""
+    chosen = step["chosen"]
+    for d in range(digits(step, True), 9):
+        lo, hi, r = (f"{x:.{d}f}" for x in (chosen["lo"], chosen["hi"], step["r"]))
+        if lo <= r < hi:
+            return d
+    return 8
 
 
 @dataclass(frozen=True)
@@ -190,14 +216,14 @@ def rest_row(doc: Element) -> dict[str, str]:
     return {
         "label": " ".join(tr.find("th").text().split()),
         "prob": tr.find("td", "num").text().strip(),
-        "range": tr.find("td", "range").text().strip(),
+        "range": " ".join(" ".join(tr.find("td", "range").text().split()).replace(")and ", ") and ").split()),
     }
 
 
-PICK = re.compile(r"r = (\d\.\d{3}) falls in \[(\d\.\d{3}), (\d\.\d{3})\): '(.*)'")
+PICK = re.compile(r"r = (\d\.\d+) falls in (\[\d\.\d+, [^)]+\)): '(.*)'")
 
 
-def pick_sentence(doc: Element) -> tuple[str, str, str, str] | None:
-    """'r = 0.734 falls in [0.620, 0.910): 'girl'' -> ('0.734', '0.620', '0.910', 'girl'); None before a pick."""
+def pick_sentence(doc: Element) -> tuple[str, str, str] | None:
+    """'r = 0.734 falls in [0.620, 0.910): 'girl'' -> ('0.734', '[0.620, 0.910)', 'girl'); None before a pick."""
     match = PICK.search(" ".join(doc.by_id("pick-sentence").text().split()))
     return match.groups() if match else None

@@ -16,11 +16,12 @@ def test_at_shows_an_earlier_step(client, model, three):
     step1 = run_step(model, PROMPT, three[:1], SETTINGS)
     assert doc.by_id("range-bar").attrs["data-step"] == "1"
     assert [row.id for row in logits_rows(doc)][: len(step1.rows)] == [str(r.id) for r in step1.rows]
-    links = doc.by_id("text").find_all("a", "gen")
-    assert [a.attrs.get("aria-current") for a in links] == [None, "step", None]
-    assert "gen-shown" in links[1].classes
-    assert [query_of(a.attrs["href"]).get("at") for a in links] == ["0", "1", "2"]
-    assert all(ids_of(a.attrs["href"]) == three for a in links)
+    tokens = doc.by_id("text").find_all("button", "gen")
+    assert [b.attrs.get("aria-current") for b in tokens] == [None, "step", None]
+    assert "gen-shown" in tokens[1].classes
+    assert [(b.attrs["name"], b.attrs["value"]) for b in tokens] == [("at", "0"), ("at", "1"), ("at", "2")]
+    fields = {i.attrs["name"]: i.attrs["value"] for i in doc.by_id("text").find_all("input")}
+    assert "at" not in fields and [int(i) for i in fields["ids"].split(",")] == three, "the state, once"
 
 
 def test_choose_forces_the_token_at_the_shown_step_and_drops_the_later_ones(client, model, three):
@@ -56,7 +57,7 @@ def test_a_forced_token_is_shown_as_chosen(client, model, three):
     rows = {row.id: row for row in logits_rows(doc)}
     assert "forced" in rows[str(token)].classes and "chosen" in rows[str(token)].badges
     assert "picked" in rows[str(pick.id)].classes and "r picked" in rows[str(pick.id)].badges
-    last = doc.by_id("text").find_all("a", "gen")[-1]
+    last = doc.by_id("text").find_all("button", "gen")[-1]
     assert {"gen-forced", "gen-shown", "gen-new"} <= last.classes
     assert last.attrs["aria-current"] == "step"
     assert "chosen by hand" in last.attrs["title"]

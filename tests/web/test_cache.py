@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webapp.web import create_app
-from webapp.web.cache import Kept, ResponseCache
+from webapp.web.cache import Kept, ResponseCache, key_size
 
 from .markup import HTMX
 
@@ -29,7 +29,7 @@ def cache(app) -> ResponseCache:
 
 
 def answer(response) -> tuple:
-    headers = {k: v for k, v in response.headers.items() if k != "Date"}
+    headers = {k: v for k, v in response.headers.items() if k not in ("Date", "Server-Timing")}
     return response.status_code, headers, response.get_data()
 
 
@@ -112,10 +112,52 @@ def test_the_store_stays_in_its_bound_and_drops_the_least_recently_used(ops):
             continue
         item = kept(size)
         store.put((key,), item)
-        if item.size <= store.max_bytes // 8:
+        if item.size + key_size((key,)) <= store.max_bytes // 8:
             model.pop((key,), None)
             model[(key,)] = item
-            while sum(k.size for k in model.values()) > store.max_bytes:
+            while sum(k.size + key_size(kk) for kk, k in model.items()) > store.max_bytes:
                 del model[next(iter(model))]
-        assert store.bytes == sum(k.size for k in model.values()) <= store.max_bytes
+        assert store.bytes == sum(k.size + key_size(kk) for kk, k in model.items()) <= store.max_bytes
         assert list(store._items) == list(model)
+
+
+def test_unknown_parameters_share_the_cached_answer(app, cache):
+    """A parameter no view reads, or another spelling of the same state, never makes a new entry."""
+    client = app.test_client()
+    first = client.get(STEP)
+    entries, hits = len(cache), cache.hits
+    for junk in ("&x=1", "&x=2&y=" + "z" * 5000, "&temperature=0.90", "&predict=0"):
+        again = client.get(STEP + junk)
+        assert again.status_code == first.status_code and again.get_data() == first.get_data()
+    assert len(cache) == entries and cache.hits == hits + 4
+
+
+def test_a_keys_bytes_count_towards_the_bound():
+    store = ResponseCache(max_bytes=80_000)
+    store.put(("/", "p" * 5000), kept(100))
+    assert store.bytes >= 5100
+
+
+def test_the_root_path_is_part_of_the_key(app):
+    """A proxy's root path changes every link on the page: a page made for one is not served to another."""
+    client = app.test_client()
+    url = STEP.replace("/step", "/", 1)
+    poisoned = client.get(url, environ_overrides={"SCRIPT_NAME": "//evil.example"}).get_data(as_text=True)
+    assert 'href="//evil.example/' in poisoned or 'action="//evil.example/' in poisoned
+    clean = client.get(url).get_data(as_text=True)
+    assert "evil.example" not in clean
+
+
+@pytest.mark.parametrize("accept", ["gzip;q=0", "deflate", "identity", "*;q=0"])
+def test_gzip_refused_by_its_q_value_gets_plain_bytes(app, accept):
+    response = app.test_client().get(STEP.replace("/step", "/", 1), headers={"Accept-Encoding": accept})
+    assert "Content-Encoding" not in response.headers
+    assert b"<!doctype html>" in response.data.lower()
+
+
+def test_the_models_list_is_kept(app, cache):
+    client = app.test_client()
+    client.get("/api/models")
+    hits = cache.hits
+    assert client.get("/api/models").status_code == 200
+    assert cache.hits == hits + 1

@@ -156,7 +156,7 @@ def test_surprise_colouring_toggles_and_shows_both_perplexities(client):
     off = parse(get(client, **params).data)
     assert off.by_id("surprise-legend") is None
     on = parse(get(client, **params, surprise="1").data)
-    gens = on.find("p", "text-so-far").find_all("a", "gen")
+    gens = on.find("p", "text-so-far").find_all("button", "gen")
     assert all(any(c.startswith("surprise-") for c in g.classes) for g in gens)
     legend = words(on.by_id("surprise-legend"))
     assert "the sampling distribution" in legend and "the model at T = 1" in legend

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.web.filters import num, pct
+from webapp.web.filters import num, pct, pick_digits, range_digits, span
 
 
 @pytest.mark.parametrize(
@@ -12,7 +12,7 @@ from webapp.web.filters import num, pct
     [
         (0.31049, "31.0 %"),
         (1.0, "100.0 %"),
-        (0.0, "0.0 %"),
+        (0.0, "0 %"),
         (0.0004, "<0.1 %"),
         (1e-300, "<0.1 %"),
         (0.00051, "0.1 %"),
@@ -37,3 +37,33 @@ def test_pct(p, shown):
 )
 def test_num(x, shown):
     assert num(x) == shown
+
+
+@pytest.mark.parametrize(
+    ("spans", "digits"),
+    [
+        ([(0.0, 0.62), (0.62, 0.9996)], 3),
+        ([(0.0, 0.62), (0.62, 0.9996), (0.9996, 1.0)], 4),  # 3 digits read [1.000, 1.000)
+        ([(0.0, 0.5), (0.5, 0.5 + 1e-9)], 3),  # too narrow for 4 digits: shown by its width instead
+    ],
+)
+def test_range_digits_keep_every_range_from_reading_empty(spans, digits):
+    assert range_digits(spans) == digits
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi", "digits", "shown"),
+    [
+        (0.62, 0.91, 3, "[0.620, 0.910)"),
+        (0.9996, 1.0, 4, "[0.9996, 1.0000)"),
+        (1.0, 1.0, 3, "[1.000, 1.000 + 2.3e\N{MINUS SIGN}30)"),  # one float near 1: the width is its probability
+        (None, None, 3, "—"),
+    ],
+)
+def test_span_is_never_empty(lo, hi, digits, shown):
+    assert span(lo, hi, digits, width=2.3e-30) == shown
+
+
+def test_pick_digits_put_r_inside_its_range():
+    assert pick_digits(0.734, 0.62, 0.91) == 3
+    assert pick_digits(0.63697, 0.6369, 0.6370, least=4) == 5  # 'r = 0.6370 falls in [0.6369, 0.6370)' reads wrong

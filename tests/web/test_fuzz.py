@@ -15,6 +15,7 @@ import string
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -37,9 +38,12 @@ def long_id_list(size_and_seed: tuple[int, int]) -> str:
     return ",".join(map(str, random.Random(seed).choices(range(5000), k=size)))
 
 
+# Numbers too large for a float or a C integer: "1" and 309 zeros was a 500 in a template once.
+HUGE = ["1" + "0" * 309, "-1" + "0" * 309, "1" + "0" * 4000, "9" * 4300, "1e309", str(2**64), str(2**63)]
 NUMBERS = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.sampled_from(HUGE),
     st.sampled_from(["nan", "NaN", "-nan", "inf", "-inf", "Infinity", "1e400", "-1e400", "1e-400", "0x10", "1_000",
                      " 1 ", "+1", "-0", "-0.0", "0.1.2", "١٢", "½", "1e", "e", ".", "9" * 400, "1/0", "None",
                      "true", "[]", "{}", "0" * 50 + "1"]),
@@ -210,3 +214,32 @@ def test_route_paths_cover_the_endpoints(app):
     paths = route_paths(app)
     for path in ["/", "/step", "/back", "/reset", "/api/step", "/api/models", "/healthz", "/static/<path:filename>"]:
         assert path in paths
+
+
+# Each route and the numeric parameters it reads: a huge number in any of them is a 4xx with a message.
+STATE_NUMBERS = ["temperature", "top_k", "top_p", "min_p", "seed", "ids", "src", "at", "r", "many", "set_many",
+                 "repetition_penalty", "presence_penalty", "frequency_penalty"]
+NUMERIC_READS = {path: STATE_NUMBERS for path in ("/", "/step", "/back", "/reset", "/export.json", "/export.csv",
+                                                   "/export-chain.csv", "/qr.svg", "/api/step", "/api/inside")}
+NUMERIC_READS["/choose"] = [*STATE_NUMBERS, "token"]
+
+
+@pytest.mark.parametrize("huge", HUGE)
+@pytest.mark.parametrize(("path", "name"), [(p, n) for p, names in NUMERIC_READS.items() for n in names])
+@pytest.mark.parametrize("headers", [{}, {"HX-Request": "true"}], ids=["page", "htmx"])
+def test_a_huge_number_in_any_parameter_on_any_route_is_a_4xx(app, path, name, huge, headers):
+    query = {"prompt": "Mr. Darcy said", "ids": "5,6", "token": "7", name: huge}
+    req = FuzzRequest("GET", path, "&".join(f"{k}={quote(v)}" for k, v in query.items()).encode(), headers)
+    response = send(app.test_client(), req)
+    assert 400 <= response.status_code < 500, repr(req)
+    assert problems(req, response) == [], repr(req)
+
+
+@pytest.mark.parametrize("path", ["/", "//step", "/api/step", "/healthz"])
+@pytest.mark.parametrize("raw", ["prompt=a\rb", "prompt=\n", "x=\x00", "prompt=a\x7f"])
+def test_a_raw_control_character_in_the_address_is_a_400(app, path, raw):
+    """Browsers escape them (%0D); raw, '//step' would be redirected with a Location no header may hold."""
+    req = FuzzRequest("GET", path, raw.encode())
+    response = send(app.test_client(), req)
+    assert response.status_code == 400
+    assert problems(req, response) == []

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from .markup import HTMX, WORKED, Element, parse, words
+from .markup import HTMX, WORKED, Element, parse, query_of, words
 from .models import bigram
 
 
@@ -28,7 +28,10 @@ def test_guide_1_opens_every_worked_example_and_forces_the_guide(client, path):
     assert worked_open(page) == {f"worked-{name}": True for name in WORKED}
     guide = page.by_id("guide")
     assert guide.attrs["data-force"] == "1"
-    assert len(guide.find("ol", "guide-hints").find_all("li")) == 6
+    hints = guide.find("ol", "guide-hints").find_all("li")
+    assert len(hints) == 8
+    assert [h.attrs.get("data-done") for h in hints if h.attrs.get("data-done")] == ["prompt", "step", "temperature"]
+    assert any("Presenter mode" in h.text() for h in hints) and any("QR code" in h.text() for h in hints)
     assert guide.by_id("guide-next") is not None and guide.by_id("guide-dismiss") is not None
     fragments = parse(client.get(path + query, headers=HTMX).data)  # htmx swaps keep them open
     assert worked_open(fragments) == {f"worked-{name}": True for name in WORKED}
@@ -38,3 +41,14 @@ def test_the_help_dialog_offers_the_guided_run_again(client):
     help_dialog = parse(client.get("/").data).by_id("help")
     button = help_dialog.by_id("guide-restart")
     assert button.tag == "button" and words(button) == "Show the guided first run again"
+
+
+def test_a_shared_link_skips_the_guide_and_guide_1_forces_it(client):
+    share = parse(client.get("/").data).by_id("share-link").attrs["value"]
+    assert query_of(share)["guide"] == "0"
+    shared = parse(client.get(share.removeprefix("http://localhost")).data).by_id("guide")
+    assert (shared.attrs["data-skip"], shared.attrs["data-force"]) == ("1", "0")
+    plain = parse(client.get("/").data).by_id("guide")
+    assert (plain.attrs["data-skip"], plain.attrs["data-force"]) == ("0", "0")
+    forced = parse(client.get("/?guide=1").data).by_id("guide")
+    assert (forced.attrs["data-skip"], forced.attrs["data-force"]) == ("0", "1")

@@ -98,7 +98,7 @@ def test_the_bigram_shows_its_count_row_instead_of_layers(client):
 @pytest.mark.parametrize(("param", "value", "message"), [
     ("layer", "9", "layer must be from 1 to 4"), ("layer", "0", "layer must be from 1 to 4"),
     ("head", "4", "head must be from 0 to 3"), ("near", "500", "near must be a position the model read"),
-    ("layer", "1" + "0" * 40, "layer must be a whole number"), ("head", "x", "head must be a number"),
+    ("layer", "1" + "0" * 40, "layer must be a whole number"), ("head", "x", "head must be a whole number"),
 ])
 def test_settings_outside_the_model_are_refused_clearly(client, ids, param, value, message):
     for path, headers in (("/", {}), ("/", HTMX), ("/api/inside", {})):

@@ -141,7 +141,7 @@ def test_following_the_step_redirect_marks_the_picked_token(client, three):
     assert hidden_fields(doc)["ids"] == ",".join(map(str, ids_of(location)))
     new_chip = doc.by_id("tokens").find("li", "chip-new")
     assert new_chip.find("span", "chip-id").text() == str(picked)
-    assert doc.by_id("text").find("a", "gen-new") is not None
+    assert doc.by_id("text").find("button", "gen-new") is not None
 
 
 def test_step_with_htmx_answers_the_same_state_as_the_redirect(client, three):

@@ -56,7 +56,8 @@ def step(teacher, code: str, url: str = START + "&predict=1") -> str:
 
 
 def reveal(teacher, code: str, url: str) -> str:
-    url = push(teacher, "/", url + "&reveal=1")
+    """Reveal as the teacher's page does: its own state (a hidden pick's address leaves the pick out)."""
+    url = push(teacher, "/", "/?" + results(teacher, code)["state"] + "&reveal=1")
     assert publish(teacher, code, url).status_code == 200
     return url
 

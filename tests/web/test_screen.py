@@ -3,6 +3,8 @@ the table or offers "choose", whether the teacher typed r, and how each generate
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from webapp.fetch import SOURCES, fetchable
@@ -33,6 +35,39 @@ def screen_of(app, **params):
 def test_a_piece_splits_into_its_space_and_its_word(text, source, piece):
     assert Piece.of(text, source) == piece
     assert piece.space + piece.word == text
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "mark"),
+    [(" universally", None, ""), ("\n\n", "paragraph", "¶"), ("\n", "line", "↵"), (" ", "space", "␣"),
+     ("", "partial", "◌")],
+)
+def test_a_piece_without_a_word_has_its_own_mark(text, kind, mark):
+    """A line break and bytes of an unfinished character ('💀' over two tokens: '' then '💀') read apart."""
+    piece = Piece.of(text, SEEDED)
+    assert (piece.kind, piece.mark) == (kind, mark)
+
+
+def test_the_text_explains_each_mark_it_uses(app, client):
+    models = app.extensions["models"]
+    if "smollm2-135m" not in models:
+        pytest.skip("smollm2-135m is not fetched")
+    tokenizer = models["smollm2-135m"].tokenizer
+    skull = [t.id for t in tokenizer.encode("💀")]  # three tokens: two that complete nothing, then '💀'
+    doc = page(client, model="smollm2-135m", prompt="Hi", ids=joined([tokenizer.id_of("\n"), *skull]))
+    assert [b.text() for b in doc.by_id("text").find_all("button", "gen")] == ["↵", "◌", "◌", "💀"]
+    note = " ".join(doc.by_id("text").find("p", "text-marks").text().split())
+    assert note.startswith("↵ a line break; ◌ bytes that do not make a whole character yet")
+
+
+def test_an_earlier_step_viewed_again_is_not_appended(client, three):
+    def note(**params) -> str:
+        doc = page(client, **BASE, ids=joined(three), **params)
+        return " ".join(doc.by_id("text").find("p", "panel-note").text().split())
+
+    latest, earlier = note(), note(at="0")
+    assert "appended to the text. The next step reads it too." in latest
+    assert "appended" not in earlier and "generated token 1 of 3: every step after it read it too." in earlier
 
 
 def test_the_screens_pieces_are_the_generated_text_with_their_sources(app, model, three):
@@ -67,14 +102,19 @@ def test_a_forced_token_is_chosen_instead_and_not_offered_again(app, model, thre
     assert screen.picked(screen.result.chosen) and screen.result.chosen.id != token
 
 
-def test_a_pick_below_the_table_is_beyond_and_lands_in_the_rest(app):
+def test_a_pick_below_the_table_gets_its_own_row_and_the_rest_leaves_it_out(app, model):
     screen = screen_of(app, prompt=PROMPT, model="austen-bigram", temperature="5", seed="0", ids="")
     ids = [screen.result.chosen.id]
     screen = screen_of(app, prompt=PROMPT, model="austen-bigram", temperature="5", seed="0", ids=joined(ids))
-    assert screen.result.chosen.rank > len(screen.result.rows), "the seed picks below the table"
-    assert screen.beyond(screen.result.chosen) and screen.picked_beyond
-    assert screen.rows_below == (screen.result.chosen,)
-    assert not any(screen.beyond(row) for row in screen.result.rows)
+    result = screen.result
+    assert result.chosen.rank > result.n_top, "the seed picks below the table"
+    assert screen.beyond(result.chosen) and screen.picked_beyond
+    assert screen.rows_below == (result.chosen,) == result.rows[result.n_top :]
+    assert not any(screen.beyond(row) for row in result.rows[: result.n_top])
+    assert len(result.rows) + result.rest.count == screen.model.n_vocab
+    assert math.fsum([*(row.prob for row in result.rows), result.rest.prob]) == pytest.approx(1.0, abs=1e-12)
+    (a, b), (c, d) = result.rest.ranges  # the pick's range sits between the rest's two pieces
+    assert (b, c) == (result.chosen.lo, result.chosen.hi) and d == 1.0
 
 
 def test_r_typed_says_the_teacher_typed_r(app, three):
@@ -117,7 +157,7 @@ def test_the_more_models_hint_names_what_fetch_model_can_fetch(client, app, monk
     if not names:
         assert hint is None
     else:
-        assert [c.text() for c in hint.find_all("code")] == [f"python -m webapp fetch-model {n}" for n in names]
+        assert [c.text() for c in hint.find_all("code")] == [f"token-by-token fetch-model {n}" for n in names]
     monkeypatch.setitem(SOURCES, "tiny-test-model", SOURCES["smollm2-135m"])
     codes = [c.text() for c in parse(client.get("/?seed=2").data).find("p", "more-models").find_all("code")]
-    assert codes[-1] == "python -m webapp fetch-model tiny-test-model"
+    assert codes[-1] == "token-by-token fetch-model tiny-test-model"

@@ -107,3 +107,27 @@ def test_a_link_too_long_for_a_qr_code_gets_a_400(client):
     assert response.status_code == 400
     assert "too long for a QR code" in error_text(response)
     assert client.get(url("/", **params)).status_code == 200  # the page itself still works
+
+
+def test_on_127_0_0_1_the_share_panel_warns_phones_cannot_open_the_link(client, monkeypatch):
+    from webapp.web import share
+
+    monkeypatch.setattr(share, "lan_address", lambda: "192.168.1.20")
+    doc = parse(client.get(url("/", **BASE), headers={"Host": "127.0.0.1:8000"}).data)
+    warning = doc.by_id("share").by_id("loopback-warning")
+    text = " ".join(warning.text().split())
+    assert "Phones cannot open this link yet" in text and "127.0.0.1" in text
+    assert "token-by-token --host 0.0.0.0" in [c.text() for c in warning.find_all("code")]
+    assert "Students then type http://192.168.1.20:8000/" in text and "restart the server with" in text
+    other_port = parse(client.get(url("/", **BASE), headers={"Host": "localhost:8123"}).data).by_id("loopback-warning")
+    assert "token-by-token --host 0.0.0.0 --port 8123" in [c.text() for c in other_port.find_all("code")]
+
+
+def test_by_a_lan_address_the_share_panel_names_it_without_a_warning(app, client, monkeypatch):
+    doc = parse(client.get(url("/", **BASE), headers={"Host": LAN}).data)
+    assert doc.by_id("loopback-warning") is None
+    assert " ".join(doc.by_id("students-address").text().split()) == f"Students type http://{LAN}/"
+    monkeypatch.setitem(app.config, "LAN_URL", f"http://{LAN}")
+    doc = parse(client.get(url("/", **{**BASE, "seed": "12"}), headers={"Host": "127.0.0.1:8000"}).data)  # not cached
+    assert doc.by_id("loopback-warning") is None, "served on the LAN too: the link carries the LAN address"
+    assert f"http://{LAN}/" in doc.by_id("students-address").text()

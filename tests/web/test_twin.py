@@ -9,7 +9,7 @@ import pytest
 
 from webapp.inference import Row
 
-from .markup import label, logits_rows, num, parse, pct, pick_sentence, rest_row, span
+from .markup import digits, label, logits_rows, num, parse, pct, pick_digits, pick_sentence, rest_row, span
 
 ROW_FIELDS = {"rank", "id", "token", "logit", "scaled", "prob", "kept", "lo", "hi"}
 TOP_FIELDS = {
@@ -86,28 +86,12 @@ def expected_rows(step: dict, taken: bool, n_vocab: int) -> list[dict]:
                 "scaled": num(row["scaled"]),
                 "prob": pct(row["prob"]),
                 "prob_kept": f"kept: {pct(row['prob_kept'])}" if renorm else None,
-                "range": span(row["lo"], row["hi"]),
+                "range": span(row["lo"], row["hi"], digits(step, taken), row["prob_kept"]),
                 "picked": picked,
                 "cut": cut,
             }
         )
-    chosen = step["chosen"]
-    if taken and chosen["rank"] > len(step["rows"]):
-        renorm = step["n_kept"] < n_vocab and chosen["prob_kept"] != chosen["prob"]
-        out.append(
-            {
-                "rank": str(chosen["rank"]),
-                "token": label(chosen["token"]),
-                "id": str(chosen["id"]),
-                "logit": num(chosen["logit"]),
-                "scaled": num(chosen["scaled"]),
-                "prob": pct(chosen["prob"]),
-                "prob_kept": f"kept: {pct(chosen['prob_kept'])}" if renorm else None,
-                "range": span(chosen["lo"], chosen["hi"]),
-                "picked": True,
-                "cut": False,
-            }
-        )
+    # a pick ranked below the top rows is among the twin's rows, as it is on the page
     return out
 
 
@@ -126,14 +110,16 @@ def test_table_rows_are_the_twins_rows_rounded(state):
 
 
 def test_rest_row_is_the_twins_rest(state):
-    _, _, step, doc = state
+    _, ids, step, doc = state
     rest = step["rest"]
     shown = rest_row(doc)
     assert shown["label"].startswith(f"{rest['count']:,} other tokens")
-    cut = rest["count"] - rest["kept_count"]
-    assert (f"({cut:,} cut)" in shown["label"]) == (cut > 0)
+    assert (f"{rest['cut_count']:,} cut" in shown["label"]) == (rest["cut_count"] > 0)
+    assert (f"{rest['zero_count']:,} at p = 0" in shown["label"]) == (rest["zero_count"] > 0)
+    assert rest["count"] == rest["kept_count"] + rest["cut_count"] + rest["zero_count"]
     assert shown["prob"] == pct(rest["prob"])
-    assert shown["range"] == (f"[{rest['lo']:.3f}, 1.000)" if rest["kept_count"] else "—")
+    d = digits(step, bool(ids))
+    assert shown["range"] == (" and ".join(span(lo, hi, d) for lo, hi in rest["ranges"]) or "—")
 
 
 def test_pick_sentence_is_the_twins_r_and_range(state):
@@ -145,7 +131,9 @@ def test_pick_sentence_is_the_twins_r_and_range(state):
         assert "data-r" not in bar.attrs
         return
     chosen = step["chosen"]
-    assert sentence == (f"{step['r']:.3f}", f"{chosen['lo']:.3f}", f"{chosen['hi']:.3f}", label(chosen["token"]))
+    d = pick_digits(step)
+    wanted_span = span(chosen["lo"], chosen["hi"], d, chosen["prob_kept"])
+    assert sentence == (f"{step['r']:.{d}f}", wanted_span, label(chosen["token"]))
     assert chosen["lo"] <= step["r"] < chosen["hi"]
     assert float(bar.attrs["data-r"]) == step["r"], "the animation's target is the exact r"
     assert bar.attrs["data-step"] == str(step["step"])
@@ -206,7 +194,8 @@ def test_api_returns_every_field_the_issue_lists(client):
     assert len(step["generated"]["tokens"]) == 2
     assert {"id", "token", "prob", "lo", "hi"} <= set(step["chosen"])
     assert all(set(row) >= ROW_FIELDS for row in step["rows"])
-    assert [row["rank"] for row in step["rows"]] == list(range(1, len(step["rows"]) + 1))
+    top = [row["rank"] for row in step["rows"]][:20]  # then the pick's row, if it ranks below
+    assert top == list(range(1, 21))
     assert {"count", "prob"} <= set(step["rest"])
     assert step["step"] == 2
     assert (step["temperature"], step["top_k"], step["top_p"], step["min_p"], step["seed"]) == (

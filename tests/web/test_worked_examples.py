@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 
-from .markup import Element, label, logits_rows, num, parse, pct, words
+from .markup import Element, digits, label, logits_rows, num, parse, pct, pick_digits, words
 from .models import BIGRAM_MODEL, TRANSFORMER, bigram
 
 MINUS = "\N{MINUS SIGN}"
@@ -227,7 +227,8 @@ def test_sampling_writes_out_the_first_three_ranges_and_where_r_lands(state):
     _, ids, step, doc = state
     text = worked(doc, "sampling")
     kept = [row for row in step["rows"] if row["kept"]][:3]
-    ranges = "; ".join(f"{row['lo']:.3f} to {row['hi']:.3f} → '{label(row['token'])}'" for row in kept)
+    d = digits(step, bool(ids))
+    ranges = "; ".join(f"{row['lo']:.{d}f} to {row['hi']:.{d}f} → '{label(row['token'])}'" for row in kept)
     more = "; … up to 1.000" if step["n_kept"] > len(kept) else ""
     assert f"The kept tokens are laid end to end on [0, 1), largest first: {ranges}{more}." in text
     assert kept[0]["lo"] == 0 and all(a["hi"] == b["lo"] for a, b in zip(kept, kept[1:], strict=False))
@@ -238,8 +239,9 @@ def test_sampling_writes_out_the_first_three_ranges_and_where_r_lands(state):
     r, chosen = step["r"], step["chosen"]
     assert np.random.default_rng([step["seed"], step["step"]]).random() == r  # the r the page names
     assert chosen["lo"] <= r < chosen["hi"]
+    d = pick_digits(step)
     assert (
-        f"r = {r:.3f} ({rng}). It is at least {chosen['lo']:.3f} and below {chosen['hi']:.3f}, "
+        f"r = {r:.{d}f} ({rng}). It is at least {chosen['lo']:.{d}f} and below {chosen['hi']:.{d}f}, "
         f"so it lands in the range of '{label(chosen['token'])}'"
     ) in text
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -113,17 +113,31 @@ class Row:
         """Cut by top-k, top-p or min-p: it had probability at T, but no range."""
         return not self.kept and self.prob > 0
 
+    @property
+    def zero(self) -> bool:
+        """Probability 0 at T (every token but the top one at T = 0): nothing to cut, and no range."""
+        return not self.kept and self.prob == 0
+
 
 @dataclass(frozen=True)
 class Rest:
-    """The tokens below the table, summed so that no mass is hidden."""
+    """The tokens the table does not show, summed so that no mass is hidden.
+
+    Each of them is kept, cut by a rule, or at probability 0: kept_count + cut_count + zero_count
+    = count. Their ranges are one grey range at the end, or several pieces when a row shown below
+    the table (a pick beyond the top rows) sits among them: `ranges` lists the pieces, and lo and hi
+    are where the first starts and the last ends.
+    """
 
     count: int
     prob: float  # before truncation
     kept_count: int
-    prob_kept: float  # their share of the ranges: one grey range at the end
+    prob_kept: float  # their share of the ranges
     lo: float | None
     hi: float | None
+    cut_count: int = 0
+    zero_count: int = 0
+    ranges: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -152,11 +166,30 @@ class StepResult:
     table: _Table = field(repr=False, compare=False)
     stages: tuple[chain.Stage, ...] = field(default=(), repr=False, compare=False)  # the chain, stage by stage
     laid: np.ndarray = field(default=None, repr=False, compare=False)  # [n_kept] ids in the ranges' order
+    n_top: int = 0  # rows[:n_top] are the top rows by rank; any after them were added by showing()
 
     def row_of(self, token_id: int) -> Row:
         """The table row of any token at this step, e.g. one the teacher chooses instead."""
         self.table.model.tokenizer.check_ids([token_id])
         return self.table.row(int(token_id))
+
+    def showing(self, token_ids: Sequence[int]) -> StepResult:
+        """This step with rows for these tokens too (those not among the top rows), and the rest without them.
+
+        A pick at rank 27 gets its own row under the top 20; the rest then counts 5,000 - 21 tokens,
+        and its range is the pieces on either side of the pick's: [0.601, 0.634) and [0.638, 1.000).
+        """
+        shown = {row.id for row in self.rows}
+        extra = sorted({int(i) for i in token_ids} - shown, key=lambda i: self.table.ranks[i])
+        if not extra:
+            return self
+        rows = (*self.rows, *(self.row_of(i) for i in extra))
+        return replace(self, rows=rows, rest=self.table.rest([row.id for row in rows]))
+
+    @property
+    def below(self) -> tuple[Row, ...]:
+        """The rows shown under the top ones (see showing)."""
+        return self.rows[self.n_top :]
 
     @property
     def penalised(self) -> np.ndarray:
@@ -226,22 +259,16 @@ def _result(model, prompt, prompt_tokens, generated, s: Settings, logits, r, r_s
     range_lo = np.full(len(ranked), np.nan)  # [n_vocab]: each kept id's range, NaN if cut
     range_hi = np.full(len(ranked), np.nan)
     range_lo[laid], range_hi[laid] = lo, hi
-    table = _Table(model, logits, scaled, probs, probs_t1, probs_kept, ranks, range_lo, range_hi)
+    table = _Table(model, logits, scaled, probs, probs_t1, probs_kept, ranks, range_lo, range_hi,
+                   by_probability=s.range_order == "probability")
 
     rows = tuple(table.row(int(i)) for i in ranked[:n_rows])
-    n_kept = len(kept_ranked)
-    shown_kept = int(sum(row.kept for row in rows))  # kept tokens come first in the ranking
-    rest_kept = n_kept - shown_kept
-    contiguous = rest_kept and s.range_order == "probability"  # in vocabulary order their ranges are scattered
-    rest = Rest(count=len(ranked) - len(rows), prob=float(probs[ranked[n_rows:]].sum()),
-                kept_count=rest_kept, prob_kept=float(probs_kept[ranked[n_rows:]].sum()),
-                lo=float(lo[shown_kept]) if contiguous else None, hi=1.0 if contiguous else None)
     return StepResult(
         model=model.name, settings=s, prompt=prompt, prompt_tokens=prompt_tokens, generated=generated,
         step=len(generated), window_start=window_start, logits=logits, scaled=scaled, probs=probs,
-        probs_kept=probs_kept, rows=rows, rest=rest, n_kept=n_kept, kept_mass=float(probs[kept_ranked].sum()),
-        cuts=tuple(cuts), r=r, r_source=r_source, chosen=table.row(chosen_id), table=table,
-        stages=tuple(stages), laid=laid,
+        probs_kept=probs_kept, rows=rows, rest=table.rest(ranked[:n_rows]), n_kept=len(kept_ranked),
+        kept_mass=float(probs[kept_ranked].sum()), cuts=tuple(cuts), r=r, r_source=r_source,
+        chosen=table.row(chosen_id), table=table, n_top=len(rows), stages=tuple(stages), laid=laid,
     )
 
 
@@ -258,6 +285,7 @@ class _Table:
     ranks: np.ndarray  # [n_vocab]
     lo: np.ndarray  # [n_vocab], NaN if cut
     hi: np.ndarray  # [n_vocab], NaN if cut
+    by_probability: bool = True  # the ranges laid largest first; in vocabulary order the rest's are scattered
 
     def row(self, i: int) -> Row:
         kept = bool(self.probs_kept[i] > 0)
@@ -267,6 +295,33 @@ class _Table:
             prob_t1=float(self.probs_t1[i]), kept=kept, prob_kept=float(self.probs_kept[i]),
             lo=float(self.lo[i]) if kept else None, hi=float(self.hi[i]) if kept else None,
         )
+
+    def rest(self, shown_ids) -> Rest:
+        """Sum up every token but the shown ones: how many, their probability, and their ranges."""
+        others = np.ones(len(self.probs), dtype=bool)  # [n_vocab]
+        others[np.asarray(shown_ids, dtype=np.int64)] = False
+        kept = others & (self.probs_kept > 0)  # [n_vocab]
+        zero = others & ~kept & (self.probs == 0)
+        pieces = _pieces(self.lo, self.hi, self.ranks, kept) if self.by_probability else ()
+        ranked = np.argsort(self.ranks)  # [n_vocab]: summed in rank order, so that the sums round as they always did
+        ranked_others = ranked[others[ranked]]
+        return Rest(count=int(others.sum()), prob=float(self.probs[ranked_others].sum()), kept_count=int(kept.sum()),
+                    prob_kept=float(self.probs_kept[ranked_others].sum()),
+                    cut_count=int((others & ~kept & ~zero).sum()), zero_count=int(zero.sum()),
+                    lo=pieces[0][0] if pieces else None, hi=pieces[-1][1] if pieces else None, ranges=pieces)
+
+
+def _pieces(lo: np.ndarray, hi: np.ndarray, ranks: np.ndarray, mask: np.ndarray) -> tuple[tuple[float, float], ...]:
+    """The ranges of the masked tokens, joined where one ends as the next begins.
+
+    Ranges [0.60, 0.62), [0.62, 0.63), [0.64, 1.0) -> ((0.60, 0.63), (0.64, 1.0)).
+    """
+    ids = np.flatnonzero(mask)  # [n]
+    ids = ids[np.argsort(ranks[ids])]  # in rank order, so in range order
+    starts, ends = lo[ids], hi[ids]  # [n] each
+    breaks = np.flatnonzero(starts[1:] != ends[:-1]) + 1  # where a shown row's range sits in between
+    firsts, lasts = np.concatenate(([0], breaks)), np.concatenate((breaks, [len(ids)])) - 1
+    return tuple((float(starts[a]), float(ends[b])) for a, b in zip(firsts, lasts, strict=True)) if len(ids) else ()
 
 
 def generate(model: LanguageModel, prompt: str, n_steps: int, settings: Settings = Settings(),

@@ -9,7 +9,7 @@ from flask import Flask
 from ..inference.article import ARTICLE, ArticleModel
 from ..inference.machinery.registry import DEFAULT_MODEL
 from ..inference.machinery.user_models import load_available
-from . import api, cache, compress, errors, filters, room, room_support, security, views
+from . import api, budget, cache, compress, errors, fetched, filters, room, room_support, security, views
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -36,9 +36,13 @@ def create_app(config: dict | None = None) -> Flask:
     app.extensions["models"] = models
     filters.register(app)
     errors.register(app)
+    budget.time_requests(app)  # first: its Server-Timing goes on after the cache has kept the answer
+    security.check_requests(app)  # before the cache: a request refused is never answered from it
+    fetched.register(app)  # before the cache: a model fetched meanwhile changes the screens
     cache.register(app)  # before compress and security: it keeps the answer as they leave it
     compress.register(app)
     security.register(app)
+    budget.register(app)  # after the cache: an answer from it costs nothing
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
     room_support.register(app)

@@ -20,6 +20,7 @@ def step():
     state = parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
     model = state_model(models, state)
     result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r)
+    result = result.showing([result.chosen.id])  # as the page shows the step once it is taken
     return step_to_dict(model, result, full=request.args.get("full") == "1")
 
 

@@ -6,10 +6,14 @@ asks for the same few addresses again and again: every student who scans the QR 
 teacher's screen, and every student who follows along presses Step on the same state. The first
 request renders; the rest are answered from here, for about what /healthz costs.
 
-The key is everything a view reads: the path, the raw query string, the host (the share link and
-the QR code name it), whether htmx asks (fragments or the page) and whether gzip is accepted.
-Only 200 and 303 answers to GET are kept, in a least-recently-used store bounded by
-RESPONSE_CACHE_BYTES (0 turns it off). Errors are not kept, so hostile input cannot fill it.
+The key is everything a view reads, and nothing else: the root path and the path, the checked
+state written back as the page writes it (State.query_string: a parameter no view reads never makes
+a new key, and "temperature=1" and "temperature=1.0" share one), the few other parameters an
+endpoint reads, the host and scheme (the share link and the QR code name them), whether htmx asks
+(fragments or the page) and whether gzip is accepted. A request whose state does not check out is
+not looked up at all: the view answers its error, and errors are never kept. Only 200 and 303
+answers to GET are kept, in a least-recently-used store bounded by RESPONSE_CACHE_BYTES (0 turns it
+off), counting each entry's key as well as its answer, so hostile input cannot grow it past that.
 """
 
 from __future__ import annotations
@@ -18,13 +22,19 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, g, request
 
-CACHED_ENDPOINTS = frozenset({
-    "stepper.show", "stepper.step", "stepper.back", "stepper.reset", "stepper.choose",
-    "stepper.qr_code", "stepper.vocabulary", "stepper.export_json", "stepper.export_csv",
-    "api.step", "api.models",
-})
+from ..inference import InferenceError
+from .compress import accepts_gzip
+from .state import parse_state
+
+# Endpoints whose answer is a pure function of the state, and the other parameters each reads.
+STATE_ENDPOINTS = {
+    "stepper.show": (), "stepper.step": (), "stepper.back": (), "stepper.reset": (), "stepper.choose": ("token",),
+    "stepper.qr_code": (), "stepper.export_json": (), "stepper.export_csv": (), "api.step": ("full",),
+}
+OTHER_ENDPOINTS = {"stepper.vocabulary": ("model", "q"), "api.list_models": ()}
+CACHED_ENDPOINTS = frozenset(STATE_ENDPOINTS) | frozenset(OTHER_ENDPOINTS)
 KEPT_STATUSES = (200, 303)
 DEFAULT_BYTES = 32 * 2**20  # per process: about 3,500 gzipped step answers of ~9 KB with their headers
 
@@ -38,6 +48,11 @@ class Kept:
     @property
     def size(self) -> int:
         return len(self.body) + sum(len(k) + len(v) for k, v in self.headers) + 200  # the entry's own overhead
+
+
+def key_size(key: tuple) -> int:
+    """Bytes a key holds: its strings and bytes, plus a little for each part."""
+    return sum(len(part) if isinstance(part, (str, bytes)) else 0 for part in key) + 16 * len(key)
 
 
 class ResponseCache:
@@ -64,30 +79,62 @@ class ResponseCache:
             self.hits += 1
             return kept
 
+    def clear(self) -> None:
+        """Forget every answer: the screens changed (a model was added while the server runs)."""
+        with self._lock:
+            self._items.clear()
+            self.bytes = 0
+
     def put(self, key: tuple, kept: Kept) -> None:
-        if kept.size > self.max_bytes // 8:  # one huge answer must not flush everything else
+        size = kept.size + key_size(key)
+        if size > self.max_bytes // 8:  # one huge answer must not flush everything else
             return
         with self._lock:
             old = self._items.pop(key, None)
             if old is not None:
-                self.bytes -= old.size
+                self.bytes -= old.size + key_size(key)
             self._items[key] = kept
-            self.bytes += kept.size
+            self.bytes += size
             while self.bytes > self.max_bytes:
-                _, dropped = self._items.popitem(last=False)
-                self.bytes -= dropped.size
+                dropped_key, dropped = self._items.popitem(last=False)
+                self.bytes -= dropped.size + key_size(dropped_key)
 
 
-def request_key() -> tuple:
+def canonical_query(endpoint: str) -> str | None:
+    """The query as the views read it: the checked state, then the endpoint's other parameters.
+
+    "?x=1&temperature=1&model=austen-bigram" and "?model=austen-bigram&temperature=1.0" -> the same;
+    None when the state does not check out (the view will say why).
+    """
+    args = request.args  # UTF-8 and within its size: security.check_requests ran first
+    parts = []
+    if endpoint in STATE_ENDPOINTS:
+        try:
+            state = parse_state(args, current_app.extensions["models"], current_app.config["DEFAULT_MODEL"])
+        except InferenceError:
+            return None
+        g.checked_state = state  # for the work budget (budget.py), which reads it next
+        parts.append(state.query_string())
+    for name in STATE_ENDPOINTS.get(endpoint) or OTHER_ENDPOINTS.get(endpoint, ()):
+        if name in args:
+            parts.append(f"{name}={args[name]!r}")
+    return "&".join(parts)
+
+
+def request_key(endpoint: str) -> tuple | None:
+    query = canonical_query(endpoint)
+    if query is None:
+        return None
     headers = request.headers
     return (
+        request.script_root,  # the links on a page start with it
         request.path,
-        request.query_string,
+        query,
         request.host,
         request.scheme,
         headers.get("HX-Request") == "true",
         headers.get("HX-History-Restore-Request") == "true",
-        "gzip" in headers.get("Accept-Encoding", "").lower(),
+        accepts_gzip(),
     )
 
 
@@ -106,7 +153,9 @@ def register(app: Flask) -> None:
     def answer_from_cache():
         if request.method != "GET" or request.endpoint not in CACHED_ENDPOINTS:
             return None
-        key = request_key()
+        key = request_key(request.endpoint)
+        if key is None:
+            return None
         kept = cache.get(key)
         if kept is None:
             g.cache_key = key  # keep what the view answers
@@ -116,6 +165,8 @@ def register(app: Flask) -> None:
     @app.after_request
     def keep(response: Response) -> Response:
         key = g.pop("cache_key", None)
+        if g.get("cut_short"):  # a deadline cut it: the same request may get all of it later
+            return response
         if key is not None and response.status_code in KEPT_STATUSES and not response.is_streamed:
             cache.put(key, Kept(response.status_code, list(response.headers.items()), response.get_data()))
         return response

@@ -26,8 +26,9 @@ from ..room.store import Room, RoomsFull, Vote
 from ..room.votes import histogram, leaderboard, other_votes, round_result
 from . import room_support as rs
 from .screen import build_screen
+from .share import LOOPBACK, reach
 from .state import InvalidInput, State
-from .views import LOOPBACK, is_htmx, share_url, state_links
+from .views import is_htmx, public_url, share_url, state_links
 
 bp = Blueprint("room", __name__)
 
@@ -80,7 +81,7 @@ def teach(code: str):
     room = rs.teacher_room(code)
     state = replace(rs.state_of(room), present=request.args.get("present") == "1")
     screen = build_screen(models(), state)
-    return render_template("room/teach.html", screen=screen, animate=False, share_url=share_url(state),
+    return render_template("room/teach.html", screen=screen, animate=False, share_url=share_url(state), reach=reach(),
                            link=state_links(state), **panel_context(room))
 
 
@@ -193,7 +194,7 @@ def results_json(code: str):
     rounds = [{"round": r.round, "step": r.step, "n_votes": r.n_votes, "picked": r.picked, "top": r.top,
                "tally": {str(k): v for k, v in r.tally.items()}} for r in rs.lesson(room).results]
     open_votes = len(store.votes(code, room.round)) if room.round_open else None
-    return {"round": room.round, "round_open": room.round_open, "version": room.version,
+    return {"round": room.round, "round_open": room.round_open, "version": room.version, "state": room.state,
             "n_students": store.n_students(code), "open_votes": open_votes, "rounds": rounds}
 
 
@@ -254,6 +255,7 @@ def follow_context(room: Room) -> dict:
     state = rs.state_of(room)
     screen = build_screen(models(), state)
     return {"screen": screen, "room": room, "link": state_links(state), "ballot": ballot_tokens(screen),
+            "explore_url": public_url(state),
             "display_code": codes.display_code(room.code), "share_url": share_url(state)}
 
 

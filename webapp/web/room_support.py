@@ -14,7 +14,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl, urlsplit
 
-from flask import Flask, abort, current_app, request
+from flask import Flask, abort, current_app, request, url_for
 from werkzeug.datastructures import MultiDict
 
 from ..inference import get_model
@@ -30,7 +30,7 @@ from ..room.store import (
     open_store,
 )
 from ..room.votes import RoundResult, record, running
-from .state import State, parse_state
+from .state import State, parse_state, state_model
 
 TEACHER_COOKIE = "tbt_teacher"
 STUDENT_COOKIE = "tbt_student_"  # + the room's code: joining the same room again keeps the same student
@@ -134,11 +134,19 @@ def state_of(room: Room) -> State:
 
 
 def state_from_url(url: str) -> State:
-    """The state in a stepper URL ('/?prompt=...&ids=...'), for students: no presenter mode or guide."""
-    query = urlsplit(url).query
+    """The screen a stepper URL shows, for students: no presenter mode or guide.
+
+    '/?prompt=...&ids=4,2,9' is that state; '/step?...&ids=4,2&predict=1' is the address of a hidden
+    pick (views.public_url), the screen after Step from it: the pick is taken again, the same one.
+    """
+    from .views import take_step
+
+    parts = urlsplit(url)
     models = current_app.extensions["models"]
-    state = parse_state(MultiDict(parse_qsl(query, keep_blank_values=True)), models,
+    state = parse_state(MultiDict(parse_qsl(parts.query, keep_blank_values=True)), models,
                         current_app.config["DEFAULT_MODEL"])
+    if parts.path == url_for("stepper.step"):
+        state, _ = take_step(state)
     return replace(state, present=False, guide=False)
 
 
@@ -183,7 +191,7 @@ def lesson(room: Room) -> Lesson:
 
 
 def model_of(state: State):
-    return get_model(current_app.extensions["models"], state.model)
+    return state_model(current_app.extensions["models"], state)
 
 
 def room_model(room: Room):

@@ -14,6 +14,7 @@ from ..inference.derived.many import ManySample, sample_many
 from ..inference.derived.uncertainty import TextSurprise, Uncertainty, text_surprise, uncertainty
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
 from . import chain_view
+from .filters import pick_digits, range_digits
 from .inside import InsidePanel, build_panel
 from .labels import token_labels
 from .state import FORCED, State, state_model
@@ -22,12 +23,21 @@ PRESENTER_ROWS = 8
 SURPRISE_BINS = (1, 2, 4, 6, 8)  # bits: the upper ends of the text's shades; above 8 bits, the darkest
 
 
+# What the text shows for a generated token that has no word of its own, and what that mark means.
+MARKS = {
+    "paragraph": ("¶", "a paragraph break"),
+    "line": ("↵", "a line break"),
+    "space": ("␣", "a token of spaces only"),
+    "partial": ("◌", "bytes that do not make a whole character yet: the token after them completes it"),
+}
+
+
 @dataclass(frozen=True)
 class Piece:
     """A generated token as the text shows it: the space before it, its word, and how it was picked."""
 
     space: str  # the spaces and line breaks before the word
-    word: str  # '' for a paragraph break
+    word: str  # '' for a paragraph break, a line break, spaces, or bytes of an unfinished character
     forced: bool  # chosen by hand from the table
     typed_r: float | None  # the r the teacher typed, if that picked it
 
@@ -37,6 +47,21 @@ class Piece:
         word = text.lstrip(" \n")
         typed_r = None if isinstance(source, str) else source
         return cls(space=text[: len(text) - len(word)], word=word, forced=source == FORCED, typed_r=typed_r)
+
+    @property
+    def kind(self) -> str | None:
+        """Which mark stands for a piece with no word (see MARKS): '\n\n' -> 'paragraph', '\n' -> 'line',
+        ' ' -> 'space', '' (bytes of a character the next token completes) -> 'partial'; a word -> None."""
+        if self.word:
+            return None
+        if not self.space:
+            return "partial"
+        return "paragraph" if "\n\n" in self.space else "line" if "\n" in self.space else "space"
+
+    @property
+    def mark(self) -> str:
+        """The sign the text shows in place of a missing word: '¶', '↵', '␣' or '◌'."""
+        return MARKS[self.kind][0] if self.kind else ""
 
 
 @dataclass(frozen=True)
@@ -68,6 +93,11 @@ class Screen:
         return self.state.ids[self.shown] if self.taken else None
 
     @property
+    def latest(self) -> bool:
+        """Whether the step on screen picked the text's last token (not an earlier step viewed again)."""
+        return self.taken and self.shown == len(self.state.ids) - 1
+
+    @property
     def forced(self) -> bool:
         return self.taken and self.state.sources[self.shown] == FORCED
 
@@ -87,7 +117,7 @@ class Screen:
 
     def beyond(self, row: Row) -> bool:
         """Whether the row ranks below the table's top rows (shown only as the pick or the text's token)."""
-        return row.rank > len(self.result.rows)
+        return row.rank > self.result.n_top
 
     def chosen_instead(self, row: Row) -> bool:
         """Whether the teacher chose this row's token by hand instead of the pick."""
@@ -118,10 +148,13 @@ class Screen:
     @property
     def rows_below(self) -> tuple[Row, ...]:
         """Rows shown under the top ones: the pick and the text's token when they rank below them."""
-        if not self.taken:
-            return ()
-        below = {row.id: row for row in (self.result.chosen, self.text_row) if self.beyond(row)}
-        return tuple(below.values())
+        return self.result.below
+
+    @property
+    def marks(self) -> list[tuple[str, str]]:
+        """The signs the text uses, each with what it stands for: [('¶', 'a paragraph break')]."""
+        kinds = {piece.kind for piece in self.pieces}
+        return [MARKS[kind] for kind in MARKS if kind in kinds]
 
     @cached_property
     def inside(self) -> InsidePanel | None:
@@ -155,6 +188,30 @@ class Screen:
     @property
     def first_ranges(self) -> list[Row]:
         return explain.first_ranges(self.result)
+
+    @cached_property
+    def digits(self) -> int:
+        """Digits for every range on screen: enough that no shown range reads empty (filters.range_digits)."""
+        result = self.result
+        spans = [(row.lo, row.hi) for row in result.rows if row.kept] + list(result.rest.ranges)
+        return range_digits(spans)
+
+    @cached_property
+    def pick_digits(self) -> int:
+        """Digits for the pick sentence: the table's, or more until r reads inside its range (filters.pick_digits)."""
+        chosen = self.result.chosen
+        return pick_digits(self.result.r, chosen.lo, chosen.hi, self.digits) if self.taken else self.digits
+
+    @property
+    def widest_rest_piece(self) -> int | None:
+        """Which piece of the rest's range the range bar labels ('4,979 others'): the widest, once."""
+        pieces = self.result.rest.ranges
+        return max(range(len(pieces)), key=lambda i: pieces[i][1] - pieces[i][0]) if pieces else None
+
+    def rest_parts(self) -> list[tuple[int, str]]:
+        """How the tokens under the table divide, for the footer: [(12, 'cut'), (4,968, 'at p = 0')], kept left out."""
+        rest = self.result.rest
+        return [(n, words) for n, words in ((rest.cut_count, "cut"), (rest.zero_count, "at p = 0")) if n]
 
     @property
     def at_limit(self) -> bool:
@@ -224,5 +281,7 @@ def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepR
         before = state.ids if i is None else state.ids[:i]
         r = None if i is None else state.given_r(i)
         shown = run_step(model, state.prompt, before, state.settings, r=r, n_rows=n_rows(state))
+    if i is not None:  # the pick and the text's token get rows of their own, and the rest leaves them out
+        shown = shown.showing([shown.chosen.id, state.ids[i]])
     pieces = tuple(map(Piece.of, generated_pieces(model, state.prompt, state.ids), state.sources))
     return Screen(state, model, shown, pieces, at_temperatures(shown))

@@ -19,6 +19,7 @@ from .state import check_prompt
 # is refused (414, or 400 naming the prompt if that is what is too long). The server in front
 # refuses what is longer still: waitress answers 431 beyond 256 KiB of request line and headers.
 MAX_QUERY_BYTES = 64 * 1024
+_CONTROL_BYTES = re.compile(rb"[\x00-\x1f\x7f]")
 
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -65,12 +66,9 @@ def frame_options(frame_ancestors: str) -> str | None:
     return {"'self'": "SAMEORIGIN", "'none'": "DENY"}.get(frame_ancestors)
 
 
-def register(app: Flask) -> None:
-    """Check FRAME_ANCESTORS now (a bad value stops start-up), then guard every request and response."""
-    frame_ancestors = check_frame_ancestors(app.config["FRAME_ANCESTORS"])
-    headers = {"Content-Security-Policy": content_security_policy(frame_ancestors), **SECURITY_HEADERS}
-    if xfo := frame_options(frame_ancestors):
-        headers["X-Frame-Options"] = xfo
+def check_requests(app: Flask) -> None:
+    """Refuse a request whose body or address is too big, or whose address is not UTF-8, before anything
+    reads it. Register before the answer cache: such a request is never answered from it."""
 
     @app.before_request
     def check_the_request_size():
@@ -88,10 +86,22 @@ def register(app: Flask) -> None:
         except UnicodeDecodeError:
             abort(400, description="the address has characters that are not UTF-8 text; "
                                    "type the prompt in the box instead of the address bar.")
+        if _CONTROL_BYTES.search(query):  # a browser sends them escaped (%0D); raw, a redirect could not carry them
+            abort(400, description="the address has control characters that are not escaped; "
+                                   "type the prompt in the box instead of the address bar.")
         if len(query) > MAX_QUERY_BYTES:
             check_prompt(request.args.get("prompt", ""))  # the usual culprit: say so, as reading the state would
             abort(414, description=f"the address is too long ({len(query):,} bytes; the limit is "
                                    f"{MAX_QUERY_BYTES:,}). Shorten the prompt or press Reset.")
+
+
+
+def register(app: Flask) -> None:
+    """Check FRAME_ANCESTORS now (a bad value stops start-up), then put the headers on every response."""
+    frame_ancestors = check_frame_ancestors(app.config["FRAME_ANCESTORS"])
+    headers = {"Content-Security-Policy": content_security_policy(frame_ancestors), **SECURITY_HEADERS}
+    if xfo := frame_options(frame_ancestors):
+        headers["X-Frame-Options"] = xfo
 
     @app.after_request
     def security_headers(response):

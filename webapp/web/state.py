@@ -21,12 +21,14 @@ from ..inference.step import FORCED, MAX_PROMPT_CHARS, MAX_TOKENS, SEEDED
 DEFAULT_PROMPT = "It is a truth universally acknowledged, that a single man"
 DEFAULT_SEED = 1
 MAX_TEMPERATURE = 5.0
+MAX_TOP_K = 2**63 - 1  # far beyond any vocabulary (a larger top-k cuts nothing more), and fits a float
 MAX_QUERY_CHARS = 100  # a vocabulary search
 
 QUERY_SAFE = "!$'()*,/:;?@"  # what url_for leaves unescaped in a query string
 SHARE_SAFE = ","  # a link pasted into a chat or an e-mail: many end a link at a quote or a bracket
 # The state the controls form holds in hidden inputs: the rest have a visible control of their own.
-# `guide` is not carried: the guided run belongs to the link that asked for it.
+# `guide` is not carried: the guided run (guide=1), or its absence on a shared link (guide=0), belongs
+# to the link that asked for it.
 HIDDEN_FIELDS = ("ids", "src", "at", "reveal", "present", "inside", "layer", "head", "near", "chain", "many",
                  "surprise")
 SAMPLE_MANY = (100, 1000, 10000)  # "Sample N times" from the step's final distribution
@@ -56,7 +58,7 @@ class State:
     predict: bool = False
     revealed: bool = False
     present: bool = False
-    guide: bool = False  # guided mode: worked examples open, the first-run hints shown
+    guide: bool | None = None  # True: worked examples open, the first-run hints shown; False: a shared link, no hints
     inside: bool = False  # the panel "Inside the forward pass" open
     layer: int | None = None  # its enlarged head: layer (from 1) and head (from 0); None: the panel's choice
     head: int | None = None
@@ -88,9 +90,9 @@ class State:
             q["src"] = ",".join(source if isinstance(source, str) else repr(source) for source in self.sources)
         optional = {"at": self.at, "r": None if self.next_r is None else repr(self.next_r),
                     "predict": self.predict or None, "reveal": self.revealed or None, "present": self.present or None,
-                    "guide": self.guide or None, "inside": self.inside or None, "layer": self.layer, "head": self.head,
+                    "guide": self.guide, "inside": self.inside or None, "layer": self.layer, "head": self.head,
                     "near": self.near, "many": self.many, "surprise": self.surprise or None}
-        q.update({k: "1" if v is True else str(v) for k, v in optional.items() if v is not None})
+        q.update({k: "1" if v is True else "0" if v is False else str(v) for k, v in optional.items() if v is not None})
         return q
 
     @cached_property
@@ -149,6 +151,34 @@ class State:
         return replace(self, ids=(*self.ids[:i], token_id), sources=(*self.sources[:i], source),
                        at=None, next_r=None, revealed=False)
 
+    @property
+    def history_entry(self) -> str:
+        """What gives the screen its own entry in the browser's history: the text and the step on screen.
+
+        Step, Back, Reset, choose and viewing another step change it, and add an entry; a setting
+        (temperature, truncation, seed, a mode, the prompt being typed) leaves it and replaces the
+        entry. ids=(12, 5, 9) at 1 -> '12,5,9@1'; ids=(12, 5, 9) -> '12,5,9@2'; none -> '@'.
+        """
+        return ",".join(map(str, self.ids)) + "@" + ("" if self.shown is None else str(self.shown))
+
+    @property
+    def pick_hidden(self) -> bool:
+        """Predict, then reveal: whether the screen hides a pick the seeded or the typed r made at its last step.
+
+        Such a pick need not be named anywhere the class can read: Step from the state before it
+        (see unpicked) takes it again. A token chosen by hand is the teacher's own, and is named.
+        """
+        return (self.predict and not self.revealed and bool(self.ids) and self.at is None
+                and self.sources[-1] != FORCED)
+
+    def unpicked(self) -> State:
+        """The state before the last pick, with the r that made it: Step from here picks the same token.
+
+        ids=(4, 2, 9), src seeded -> ids=(4, 2); src 's,s,0.25' -> ids=(4, 2), next_r=0.25.
+        """
+        i = len(self.ids) - 1
+        return replace(self.truncated(i), next_r=self.given_r(i))
+
     def truncated(self, n: int) -> State:
         """Keep the first n generated tokens: truncated(len - 1) is Back, truncated(0) is Reset."""
         return replace(self, ids=self.ids[:n], sources=self.sources[:n], at=None, revealed=False)
@@ -186,7 +216,8 @@ def _number(args: Mapping[str, str], name: str, kind, default):
     try:
         value = kind(text)
     except (TypeError, ValueError):
-        raise InvalidInput(f"{name.replace('_', '-')} must be a number, not {text[:40]!r}") from None
+        what = "a whole number" if kind is int else "a number"
+        raise InvalidInput(f"{name.replace('_', '-')} must be {what}, not {text[:40]!r}") from None
     if kind is float and not math.isfinite(value):
         raise InvalidInput(f"{name.replace('_', '-')} must be a finite number, not {text[:40]!r}")
     return value
@@ -225,7 +256,10 @@ def parse_settings(args: Mapping[str, str]) -> Settings:
         raise InvalidInput(f"temperature must be from 0 to {MAX_TEMPERATURE:g}, not {temperature:g}")
     penalties = {name: _number(args, name, float, None) for name in PENALTIES}
     range_order = args.get("range_order", "").strip() or "probability"
-    return Settings(temperature=temperature, top_k=_number(args, "top_k", int, None),
+    top_k = _number(args, "top_k", int, None)
+    if top_k is not None and top_k > MAX_TOP_K:
+        raise InvalidInput(f"top-k must be at most {MAX_TOP_K:,}, not {str(top_k)[:20]}…")
+    return Settings(temperature=temperature, top_k=top_k,
                     top_p=_number(args, "top_p", float, None), min_p=_number(args, "min_p", float, None),
                     seed=_number(args, "seed", int, DEFAULT_SEED), chain=parse_chain(args), range_order=range_order,
                     **penalties)
@@ -295,7 +329,8 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
     next_r = _number(args, "r", float, None)
     if next_r is not None and not 0 <= next_r < 1:
         raise InvalidInput(f"r must be a number in [0, 1), not {next_r:g}")
-    flags = {name: _flag(args, name) for name in ("predict", "reveal", "present", "guide", "inside", "surprise")}
+    flags = {name: _flag(args, name) for name in ("predict", "reveal", "present", "inside", "surprise")}
+    guide = _flag(args, "guide") if args.get("guide", "").strip() else None
     inside = {name: _number(args, name, int, None) for name in ("layer", "head", "near")}
     # The panel's buttons change one setting of a form that holds the others: set_head "layer,head", set_near.
     if args.get("set_head", "").strip():
@@ -306,7 +341,7 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
         if value is not None and not 0 <= value <= MAX_TOKENS:
             raise InvalidInput(f"{name} must be a whole number from 0 to {MAX_TOKENS}, not {value}")
     return State(prompt=prompt, model=model, ids=ids, settings=settings, sources=sources, at=at, next_r=next_r,
-                 predict=flags["predict"], revealed=flags["reveal"], present=flags["present"], guide=flags["guide"],
+                 predict=flags["predict"], revealed=flags["reveal"], present=flags["present"], guide=guide,
                  inside=flags["inside"], many=parse_many(args), surprise=flags["surprise"], article=article,
                  **inside)
 

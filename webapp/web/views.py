@@ -3,21 +3,37 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from urllib.parse import urlsplit
 
 import segno
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
 from ..fetch import fetchable
-from ..inference import get_model, run_step
-from ..inference.derived.export import chain_to_csv, rows_to_csv, trace_to_dict
+from ..inference import UnknownModel, get_model, run_step
+from ..inference.derived.export import chain_to_csv, rows_to_csv, run_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
+from . import fetched
+from .budget import budget_seconds, within_deadline
+from .fetched import fetch_command
 from .screen import build_screen, n_rows
-from .state import FORCED, SEEDED, SHARE_SAFE, InvalidInput, State, parse_search, parse_state, parse_token, state_model
+from .share import LOOPBACK, reach
+from .state import (
+    FORCED,
+    MAX_TEMPERATURE,
+    QUERY_SAFE,
+    SEEDED,
+    SHARE_SAFE,
+    InvalidInput,
+    State,
+    model_name,
+    parse_search,
+    parse_state,
+    parse_token,
+    state_model,
+)
 
 bp = Blueprint("stepper", __name__)
-
-LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 
 def models():
@@ -26,12 +42,18 @@ def models():
 
 @bp.app_context_processor
 def model_menu():
-    """The models to choose from, and those that `python -m webapp fetch-model NAME` would add."""
-    return {"models_list": list(models().values()), "fetchable": fetchable(models())}
+    """The models to choose from, and the commands that would fetch more (see fetched.py)."""
+    return {"models_list": list(models().values()), "fetch_commands": list(map(fetch_command, fetchable(models()))),
+            "max_temperature": MAX_TEMPERATURE}
 
 
 def read_state() -> State:
-    return parse_state(request.args, models(), current_app.config["DEFAULT_MODEL"])
+    """The request's state; a link to a model this server does not have says how to get it."""
+    default = current_app.config["DEFAULT_MODEL"]
+    try:
+        return parse_state(request.args, models(), default)
+    except UnknownModel as e:  # fetched.register has already looked for one fetched meanwhile
+        raise fetched.not_here(model_name(request.args, default), e) from None
 
 
 def is_htmx() -> bool:
@@ -40,12 +62,28 @@ def is_htmx() -> bool:
     return headers.get("HX-Request") == "true" and headers.get("HX-History-Restore-Request") != "true"
 
 
+def public_url(state: State, safe: str = QUERY_SAFE) -> str:
+    """The screen's address as the class can read it: the address bar, the share link, the QR code.
+
+    Predict, then reveal keeps the answer out of it: while a pick is hidden, the address is the Step
+    from the state before the pick (`/step?...&ids=12,5&predict=1`, not `/?...&ids=12,5,7042`), which
+    takes the same pick again when opened (the seeded r, or the typed r it carries). The pick itself
+    travels only in the controls form's hidden `ids` field, which Reveal sends.
+    """
+    if state.pick_hidden:
+        return state.unpicked().url(url_for("stepper.step"), safe)
+    return state.url(url_for("stepper.show"), safe)
+
+
 def share_url(state: State) -> str:
-    """The screen's link for students: by the LAN address when the teacher is on localhost."""
+    """The screen's link for students: by the LAN address when the teacher is on localhost.
+
+    It carries guide=0: students who arrive by it are not shown the teacher's guided first run.
+    """
     base = request.host_url
     if urlsplit(base).hostname in LOOPBACK and current_app.config.get("LAN_URL"):
         base = current_app.config["LAN_URL"]
-    return base.rstrip("/") + state.url("/", safe=SHARE_SAFE)
+    return base.rstrip("/") + public_url(replace(state, guide=False), SHARE_SAFE)
 
 
 def state_links(state: State):
@@ -66,15 +104,20 @@ def render_screen(state: State, shown=None, animate: bool = False):
     template = "fragments.html" if is_htmx() else "page.html"
     link = state_links(state)
     html = render_template(template, screen=screen, animate=animate and not screen.hidden,
-                           share_url=share_url(state), link=link)
+                           share_url=share_url(state), link=link, reach=reach())
     response = current_app.make_response(html)
-    response.headers["HX-Push-Url"] = link("stepper.show")
+    response.headers["HX-Push-Url"] = public_url(state)
+    response.headers["X-History-Entry"] = state.history_entry  # the same entry: classroom.js replaces it
     return response
 
 
 def moved_to(state: State, shown=None, animate: bool = False):
-    """After an action: fragments for htmx, else a redirect to the new state's own URL."""
-    if is_htmx():
+    """After an action: fragments for htmx, else a redirect to the new state's own URL.
+
+    A hidden pick is shown where it was taken, without a redirect: the address that names it
+    would give the answer away (see public_url).
+    """
+    if is_htmx() or state.pick_hidden:
         return render_screen(state, shown, animate)
     return redirect(state.url(url_for(".show")), code=303)
 
@@ -85,14 +128,19 @@ def show():
     return render_screen(read_state())
 
 
-@bp.get("/step")
-def step():
-    """Take one step: draw r (or take the teacher's), pick a token, append it."""
-    state = read_state()
+def take_step(state: State):
+    """The state after one step from state, and the step: draw r (or take the teacher's), pick, append."""
     model = state_model(models(), state)
     result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
     source = SEEDED if state.next_r is None else state.next_r
-    return moved_to(state.branched(len(state.ids), result.chosen.id, source), shown=result, animate=True)
+    return state.branched(len(state.ids), result.chosen.id, source), result
+
+
+@bp.get("/step")
+def step():
+    """Take one step: draw r (or take the teacher's), pick a token, append it."""
+    state, result = take_step(read_state())
+    return moved_to(state, shown=result, animate=True)
 
 
 @bp.get("/back")
@@ -121,7 +169,8 @@ def choose():
 def export_json():
     """Download every step of the text so far as JSON."""
     state = read_state()
-    trace = trace_to_dict(state_model(models(), state), state.prompt, state.ids, state.sources, state.settings)
+    trace = trace_to_dict(state_model(models(), state), state.prompt, state.ids, state.sources, state.settings,
+                          n_rows=n_rows(state), seconds=budget_seconds(), go_on=within_deadline)
     response = current_app.json.response(trace)
     response.headers["Content-Disposition"] = 'attachment; filename="trace.json"'
     return response
@@ -131,7 +180,7 @@ def export_json():
 def export_csv():
     """Download the logits table on screen as CSV."""
     screen = build_screen(models(), read_state())
-    response = current_app.make_response(rows_to_csv(screen.result))
+    response = current_app.make_response(rows_to_csv(screen.result, taken=screen.taken))
     response.headers["Content-Type"] = "text/csv; charset=utf-8"
     response.headers["Content-Disposition"] = f'attachment; filename="logits-step-{screen.result.step}.csv"'
     return response
@@ -144,6 +193,19 @@ def export_chain_csv():
     response = current_app.make_response(chain_to_csv(screen.result))
     response.headers["Content-Type"] = "text/csv; charset=utf-8"
     response.headers["Content-Disposition"] = f'attachment; filename="chain-step-{screen.result.step}.csv"'
+    return response
+
+
+@bp.get("/export-run.csv")
+def export_run_csv():
+    """Download the whole run as CSV: one line per generated token, with its r, how it was picked, the settings."""
+    state = read_state()
+    model = state_model(models(), state)
+    csv_text = run_to_csv(model, state.prompt, state.ids, state.sources, state.settings, seconds=budget_seconds(),
+                          go_on=within_deadline)
+    response = current_app.make_response(csv_text)
+    response.headers["Content-Type"] = "text/csv; charset=utf-8"
+    response.headers["Content-Disposition"] = 'attachment; filename="run.csv"'
     return response
 
 

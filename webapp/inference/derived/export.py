@@ -1,14 +1,18 @@
-"""A step as plain JSON-ready values: the numbers the JSON API and `trace --json` print."""
+"""A step as plain JSON-ready values (the numbers the JSON API and `trace --json` print), and the CSV
+downloads: the table of one step, headed by its prompt, settings and r; and the whole run, one line
+per generated token."""
 
 from __future__ import annotations
 
 import csv
 import io
 import math
+from collections.abc import Callable
 from dataclasses import asdict
 
+from ..machinery import cost
 from ..model import LanguageModel
-from ..step import FORCED, Settings, StepResult, run_step, text_of
+from ..step import FORCED, N_ROWS, Settings, StepResult, encode_prompt, run_step, text_of
 from .uncertainty import uncertainty
 
 
@@ -84,16 +88,40 @@ def step_to_dict(model: LanguageModel, result: StepResult, full: bool = False) -
     return out
 
 
-def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = 10) -> dict:
-    """Every generated token's step: settings, r, the pick, the token in the text, the top rows.
+def affordable_steps(model: LanguageModel, prompt: str, ids, seconds: float | None) -> int:
+    """How many of the generated tokens' steps fit `seconds` of estimated work (machinery/cost.py); all if None."""
+    if seconds is None:
+        return len(ids)
+    return cost.affordable_steps(cost.steps_work(model, len(encode_prompt(model, prompt)), len(ids)), seconds)
 
-    sources[i] is SEEDED (picked by the seeded r), FORCED (chosen by hand) or a float (an r typed in).
-    Every step is recomputed with today's settings, as the screen does.
-    """
-    steps = []
+
+def replay(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = N_ROWS,
+           go_on: Callable[[], bool] | None = None):
+    """Each generated token's step, recomputed with today's settings as the screen does, with the rows
+    the screen shows: the top n_rows, then the pick and the text's token if they rank below. Each reuses
+    the keys and values of the one before (the KV cache); it stops before a step when go_on() says False."""
     for i, token in enumerate(ids):
+        if go_on is not None and not go_on():
+            return
         given = None if isinstance(sources[i], str) else float(sources[i])
         result = run_step(model, prompt, ids[:i], settings, r=given, n_rows=n_rows)
+        yield i, token, result.showing([result.chosen.id, token])
+
+
+def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = N_ROWS,
+                  seconds: float | None = None, go_on: Callable[[], bool] | None = None) -> dict:
+    """Every generated token's step: settings, r, the pick, the token in the text, the rows on screen.
+
+    sources[i] is SEEDED (picked by the seeded r), FORCED (chosen by hand) or a float (an r typed in).
+    Every step is recomputed with today's settings, as the screen does; each reuses the keys and
+    values of the one before (the KV cache), so a step runs its new position, not its whole context.
+    `seconds` bounds the estimated work (machinery/cost.py): the steps after the last that fits are
+    left out, and the trace says how many ("complete": false). So are the steps after `go_on()`
+    says False (a deadline), asked before each step.
+    """
+    steps = []
+    for i, token, result in replay(model, prompt, ids[: affordable_steps(model, prompt, ids, seconds)], sources,
+                                   settings, n_rows, go_on):
         steps.append({
             "step": i, "temperature": settings.temperature, "top_k": settings.top_k, "top_p": settings.top_p,
             "min_p": settings.min_p, "seed": settings.seed, "r": result.r, "r_source": result.r_source,
@@ -101,24 +129,101 @@ def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Set
             "forced": sources[i] == FORCED, "rows": [_row(row) for row in result.rows], "rest": asdict(result.rest),
             **settings_to_dict(settings), "stages": stages_to_list(result), "uncertainty": uncertainty_to_dict(result),
         })
-    return {"model": model.name, "prompt": prompt, "generated": list(ids),
-            "text": text_of(model, prompt, list(ids)), "steps": steps}
+    n_fit = len(steps)
+    trace = {"model": model.name, "prompt": prompt, "generated": list(ids),
+             "text": text_of(model, prompt, list(ids)), "steps": steps, "complete": n_fit == len(ids)}
+    if n_fit < len(ids):
+        trace["steps_left_out"] = len(ids) - n_fit
+        trace["note"] = (f"Steps {n_fit} to {len(ids) - 1} are left out: recomputing them would take more than "
+                         "the computing one request may use on the server. "
+                         "`python -m webapp trace` prints every step in a terminal.")
+    return trace
 
 
-CSV_COLUMNS = ("rank", "token", "id", "logit", "scaled", "prob", "prob_t1", "kept", "prob_kept", "lo", "hi")
+# `tokens` is how many tokens a line stands for, `kept` how many of them are kept: 1 and 1 (or 0)
+# for a token's line, the count and the kept count for the rest's.
+CSV_COLUMNS = ("rank", "token", "id", "tokens", "logit", "scaled", "prob", "prob_t1", "kept", "prob_kept", "lo", "hi")
 
 
-def rows_to_csv(result: StepResult) -> str:
-    """The step's logits table as CSV, with a last line for the rest of the vocabulary."""
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run such a cell as a formula
+
+
+def _cell(value):
+    """A CSV cell: text that a spreadsheet would read as a formula gets a leading apostrophe.
+
+    "=1+1" -> "'=1+1", "-" -> "'-", "hello" -> "hello"; numbers stay numbers (-3.2 -> -3.2).
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def _cells(values) -> list:
+    return ["" if v is None else _cell(v) for v in values]
+
+
+def settings_lines(result: StepResult, taken: bool) -> list[tuple[str, object]]:
+    """The CSV's heading: prompt, model, step, settings, and r once the step is taken (before, it is not drawn)."""
+    s = result.settings
+    lines = [("prompt", result.prompt), ("model", result.model), ("step", result.step),
+             ("temperature", s.temperature), ("top_k", s.top_k), ("top_p", s.top_p), ("min_p", s.min_p),
+             ("seed", s.seed), ("chain", ",".join(s.chain)), ("repetition_penalty", s.repetition_penalty),
+             ("presence_penalty", s.presence_penalty), ("frequency_penalty", s.frequency_penalty),
+             ("range_order", s.range_order)]
+    return lines + [("r", result.r if taken else None), ("picked", result.chosen.id if taken else None)]
+
+
+def rows_to_csv(result: StepResult, taken: bool = True) -> str:
+    """The step's logits table as CSV: a heading (settings_lines), a blank line, the rows, and a last
+    line for the rest of the vocabulary."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    writer.writerows(_cells(line) for line in settings_lines(result, taken))
+    writer.writerow([])
     writer.writerow(CSV_COLUMNS)
     for row in result.rows:
-        d = _row(row)
-        writer.writerow(["" if d[c] is None else d[c] for c in CSV_COLUMNS])
+        d = _row(row) | {"tokens": 1, "kept": int(row.kept)}
+        writer.writerow(_cells(d[c] for c in CSV_COLUMNS))
     rest = result.rest
-    writer.writerow(["", f"{rest.count} other tokens", "", "", "", rest.prob, "", rest.kept_count, rest.prob_kept,
-                     "" if rest.lo is None else rest.lo, "" if rest.hi is None else rest.hi])
+    writer.writerow(_cells(["", f"{rest.count} other tokens", "", rest.count, "", "", rest.prob, "", rest.kept_count,
+                            rest.prob_kept, rest.lo, rest.hi]))
+    return out.getvalue()
+
+
+def read_table_csv(text: str) -> tuple[dict[str, str], list[list[str]]]:
+    """Read rows_to_csv back: ({'prompt': ..., 'temperature': '1.0', 'r': '0.73...', ...}, [columns, *lines])."""
+    lines = list(csv.reader(io.StringIO(text)))
+    blank = lines.index([])
+    return dict(lines[:blank]), lines[blank + 1 :]
+
+
+RUN_COLUMNS = ("step", "token", "id", "rank", "prob", "prob_kept", "r", "picked_by",
+               "temperature", "top_k", "top_p", "min_p", "seed", "chain", "repetition_penalty", "presence_penalty",
+               "frequency_penalty", "range_order", "model", "prompt")
+PICKED_BY = {"seed": "seeded r", "given": "typed r"}  # by the step's r_source, unless chosen by hand
+
+
+def run_to_csv(model: LanguageModel, prompt: str, ids, sources, settings: Settings, seconds: float | None = None,
+               go_on: Callable[[], bool] | None = None) -> str:
+    """The whole run as CSV, one line per generated token: its step, the token, its rank and probability
+    there, the r of that step, how the token was picked (seeded r, typed r, chosen by hand), the settings.
+    Within a work budget (`seconds`, `go_on`: as trace_to_dict) it stops early, and its last line says so."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(RUN_COLUMNS)
+    s = settings
+    n_done = 0
+    for i, token, result in replay(model, prompt, ids[: affordable_steps(model, prompt, ids, seconds)], sources,
+                                   settings, n_rows=0, go_on=go_on):
+        n_done = i + 1
+        row = result.row_of(token)
+        how = "chosen by hand" if sources[i] == FORCED else PICKED_BY[result.r_source]
+        writer.writerow(_cells([i, row.token, row.id, row.rank, row.prob, row.prob_kept, result.r, how,
+                                s.temperature, s.top_k, s.top_p, s.min_p, s.seed, ",".join(s.chain),
+                                s.repetition_penalty, s.presence_penalty, s.frequency_penalty, s.range_order,
+                                model.name, prompt]))
+    if n_done < len(ids):
+        writer.writerow(_cells([f"steps {n_done} to {len(ids) - 1} left out: more than one request may compute"]))
     return out.getvalue()
 
 

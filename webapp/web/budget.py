@@ -1,0 +1,173 @@
+"""A bounded cost for every request: its work known before it starts, a deadline, and few heavy ones at once.
+
+Before a view runs a forward pass, the work it will do is estimated from the state alone
+(machinery/cost.py: positions to run x the model's cost per position, less what the KV cache holds):
+
+- beyond WORK_BUDGET_SECONDS the request is refused with a 422 that says how much work it asked
+  for and what to shorten (in the page: the error fragment; the screen stays as it was). An export
+  is not refused: it stops at the last step that fits and says so (derived/export.py);
+- beyond HEAVY_SECONDS it is heavy: at most HEAVY_REQUESTS of those run at once in a process, and
+  one more gets a 503 with Retry-After at once, so a thread is always left for cheap requests
+  (a cached screen, /healthz); a heavy request also has a deadline, DEADLINE_SECONDS of wall-clock
+  time after it started: an export stops there and says which steps it left out.
+
+Every answer says its time on the server in a Server-Timing header (wall and CPU milliseconds), which
+bench/abuse.py reads. Answers from the cache (cache.py) are looked up first and cost nothing here.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from flask import Flask, abort, current_app, g, request
+
+from ..inference import InferenceError
+from ..inference.machinery import cost
+from ..inference.step import encode_prompt
+from .state import State, parse_state, state_model
+
+WORK_BUDGET_SECONDS = 1.0  # estimated; the estimate is on the slow side, so a request takes less
+HEAVY_SECONDS = 0.05  # a Step of the bundled models is a few milliseconds; one of SmolLM2 is heavy
+HEAVY_REQUESTS = 1  # per process: one process computes on one core at a time anyway
+DEADLINE_SECONDS = 1.0  # wall-clock: on a busy machine the same work takes longer; a step may follow it
+RETRY_AFTER_SECONDS = 2
+
+# Views that run forward passes, and which ids each one's pass reads after the prompt's.
+SCREEN_ENDPOINTS = ("stepper.show", "stepper.export_csv", "stepper.export_chain_csv")
+STEP_ENDPOINTS = ("stepper.step", "api.step", "api.inside")
+ACTION_ENDPOINTS = ("stepper.back", "stepper.reset", "stepper.choose")  # a redirect, or the new screen for htmx
+EXPORT_ENDPOINTS = ("stepper.export_json", "stepper.export_run_csv")  # every generated token's step again
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The app's limits, from its config: WORK_BUDGET_SECONDS, HEAVY_SECONDS, DEADLINE_SECONDS."""
+
+    seconds: float = WORK_BUDGET_SECONDS
+    heavy_seconds: float = HEAVY_SECONDS
+    deadline_seconds: float = DEADLINE_SECONDS
+
+
+def context_ids(endpoint: str, state: State) -> tuple[int, ...]:
+    """The generated ids the view's forward pass reads, before the step it shows or takes.
+
+    ids (5, 9, 2): Step reads all three; the page shows the step that picked 2, which read (5, 9);
+    Back shows the step that picked 9, which read (5,).
+    """
+    ids = state.ids
+    if endpoint in STEP_ENDPOINTS:
+        return ids
+    if endpoint == "stepper.back":
+        return ids[: max(0, len(ids) - 2)]
+    if endpoint == "stepper.reset":
+        return ()
+    if endpoint == "stepper.choose":
+        return ids if state.shown is None else ids[: state.shown]
+    return () if state.shown is None else ids[: state.shown]
+
+
+def request_work(endpoint: str, budget: Budget) -> tuple[cost.Work, str] | None:
+    """The work the view will do, and what it is in words; None if no forward pass (or the state is bad:
+    the view will say why)."""
+    from .views import is_htmx  # views imports this module
+
+    if endpoint in ACTION_ENDPOINTS and not is_htmx():
+        return None  # a redirect to the new state's page, which is charged when it is asked for
+    models = current_app.extensions["models"]
+    try:
+        state = g.get("checked_state") or parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
+        model = state_model(models, state)
+        prompt_ids = [t.id for t in encode_prompt(model, state.prompt)]
+    except InferenceError:
+        return None
+    if endpoint in EXPORT_ENDPOINTS:
+        works = cost.steps_work(model, len(prompt_ids), len(state.ids))
+        total = sum((w for w in works), cost.Work())
+        return cost.Work(total.positions, total.passes, min(total.seconds, budget.seconds)), "export"
+    ids = [*prompt_ids, *context_ids(endpoint, state)]
+    work = cost.step_work(model, ids)
+    if work.seconds > budget.heavy_seconds:  # worth asking what the KV cache holds
+        work = cost.step_work(model, ids, cost.cached_positions(model, ids))
+    if endpoint == "api.inside" or state.inside:  # the window again, whole, its insides kept
+        work = work + cost.step_work(model, ids)
+    if state.surprise and endpoint not in STEP_ENDPOINTS:  # every generated token's step again
+        work = sum(cost.steps_work(model, len(prompt_ids), len(state.ids)), work)
+    return work, f"{work.positions:,} position{'' if work.positions == 1 else 's'} of {model.name}"
+
+
+def refuse(work: cost.Work, what: str, budget: Budget) -> None:
+    abort(422, description=(
+        f"This screen would run {what}, {cost.describe(work.seconds)} of computing; the server's limit "
+        f"for one request is {cost.describe(budget.seconds)}. Shorten the prompt or the text (Back), "
+        "or choose a smaller model."))
+
+
+def within_deadline() -> bool:
+    """Whether a heavy request may go on (asked between an export's steps). Once it may not, its answer
+    is cut short, and not kept by the cache: the same request on a quiet server gets all of it."""
+    deadline = g.get("deadline")
+    if deadline is not None and time.monotonic() > deadline:
+        g.cut_short = True
+        return False
+    return True
+
+
+def budget_seconds() -> float:
+    return current_app.extensions["budget"].seconds
+
+
+def time_requests(app: Flask) -> None:
+    """Say each answer's time on the server. Register before the cache, so its hook runs after the
+    answer is kept: a kept answer does not carry the time of the request that made it."""
+
+    @app.before_request
+    def start_clock():
+        g.started = (time.perf_counter(), time.thread_time())
+
+    @app.after_request
+    def server_timing(response):
+        wall, cpu = g.get("started", (time.perf_counter(), time.thread_time()))
+        response.headers["Server-Timing"] = (f"app;dur={(time.perf_counter() - wall) * 1000:.1f}, "
+                                             f"cpu;dur={(time.thread_time() - cpu) * 1000:.1f}")
+        return response
+
+
+def register(app: Flask) -> None:
+    """Charge each request that computes before its view runs. Register after the cache."""
+    slots = app.extensions["heavy_slots"] = threading.BoundedSemaphore(int(app.config.get("HEAVY_REQUESTS",
+                                                                                         HEAVY_REQUESTS)))
+    budget = app.extensions["budget"] = Budget(
+        seconds=float(app.config.get("WORK_BUDGET_SECONDS", WORK_BUDGET_SECONDS)),
+        heavy_seconds=float(app.config.get("HEAVY_SECONDS", HEAVY_SECONDS)),
+        deadline_seconds=float(app.config.get("DEADLINE_SECONDS", DEADLINE_SECONDS)))
+    endpoints = {*SCREEN_ENDPOINTS, *STEP_ENDPOINTS, *ACTION_ENDPOINTS, *EXPORT_ENDPOINTS}
+
+    @app.before_request
+    def charge():
+        if request.endpoint not in endpoints:
+            return
+        estimate = request_work(request.endpoint, budget)
+        if estimate is None:
+            return
+        work, what = estimate
+        if work.seconds > budget.seconds:
+            refuse(work, what, budget)
+        if work.seconds > budget.heavy_seconds:
+            if not slots.acquire(blocking=False):
+                abort(503, description="The server is busy with another long computation; "
+                                       "try again in a moment.")
+            g.heavy_slot = True
+            g.deadline = time.monotonic() + budget.deadline_seconds
+
+    @app.teardown_request
+    def release(_error):
+        if g.pop("heavy_slot", False):
+            slots.release()
+
+    @app.after_request
+    def retry_after(response):
+        if response.status_code == 503:
+            response.headers.setdefault("Retry-After", str(RETRY_AFTER_SECONDS))
+        return response
