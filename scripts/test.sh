@@ -6,7 +6,7 @@
 #
 # Creates .venv if missing, installs the project with its test extra, finds a Chromium or Chrome
 # (CHROMIUM_PATH if set, else one on PATH or in the usual places), installs one if there is none,
-# and exports CHROMIUM_PATH for the tests. Set PYTHON to choose the interpreter for a new .venv.
+# and exports CHROMIUM_PATH for the tests; installs redis-server where it can (as root, apt-get). Set PYTHON to choose the interpreter for a new .venv.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -111,6 +111,17 @@ else
     fi
 fi
 say "browser: ${CHROMIUM_PATH:-the Chromium that Playwright downloaded}"
+
+# The class room's Redis store is tested against a real redis-server, which the tests start on a
+# free port of their own. Install Debian's package where we can; without one those tests skip.
+if ! command -v redis-server >/dev/null 2>&1; then
+    if [[ "$(uname -s)" == Linux ]] && command -v apt-get >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]]; then
+        say "no redis-server found; installing Debian's redis-server with apt-get"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null \
+            || say "apt-get could not install redis-server"
+    fi
+    command -v redis-server >/dev/null 2>&1 || say "no redis-server (e.g. brew install redis): the Redis store's tests will skip"
+fi
 
 "$(venv_bin)/ruff" check .
 "$(venv_bin)/pytest" "$@"

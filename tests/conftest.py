@@ -21,3 +21,13 @@ def artifacts_dir() -> Path:
     path = REPO_ROOT / "artifacts"
     path.mkdir(exist_ok=True)
     return path
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory):
+    """A real redis-server for the session (skipped, saying why, where none is installed)."""
+    from redis_server import start_redis, stop_redis
+
+    url, process = start_redis(tmp_path_factory.mktemp("redis"))
+    yield url
+    stop_redis(process)

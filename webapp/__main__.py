@@ -99,6 +99,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser, defaults: bool = True) 
     parser.add_argument("--trusted-proxy", metavar="ADDRESS", default=default(None),
                         help="the reverse proxy's address (e.g. 127.0.0.1) whose X-Forwarded-Proto to believe, "
                              "so share links say https")
+    parser.add_argument("--store", type=store_url, metavar="URL", default=default(None),
+                        help="where class rooms live: sqlite:///PATH (default: rooms.sqlite3 in the user's data "
+                             "folder) or redis://HOST:PORT/DB for several machines behind a load balancer")
     parser.add_argument("--frame-ancestors", type=frame_ancestors, metavar="SOURCES", default=default(None),
                         help="who may show the app in a frame: CSP sources, "
                              "e.g. \"'self' https://*.school.example\" (default 'self')")
@@ -109,6 +112,15 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
     return value
+
+
+def store_url(text: str) -> str:
+    from .room.store import check_store_url
+
+    try:
+        return check_store_url(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def frame_ancestors(text: str) -> str:
@@ -131,6 +143,10 @@ def main(argv: list[str] | None = None) -> int:
 
         os.environ[MODEL_FILE_ENV] = args.model_file
     if command == "serve":
+        if getattr(args, "store", None):  # every process, forked or not, opens the store it names
+            from .room.store import STORE_ENV
+
+            os.environ[STORE_ENV] = args.store
         from .serve import default_processes, gunicorn_available, serve
 
         if args.workers and args.workers > 1 and not gunicorn_available():

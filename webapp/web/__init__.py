@@ -9,7 +9,7 @@ from flask import Flask
 from ..inference.article import ARTICLE, ArticleModel
 from ..inference.machinery.registry import DEFAULT_MODEL
 from ..inference.machinery.user_models import load_available
-from . import api, budget, cache, compress, errors, fetched, filters, security, views
+from . import api, budget, cache, compress, errors, fetched, filters, room, room_support, security, views
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -45,4 +45,6 @@ def create_app(config: dict | None = None) -> Flask:
     budget.register(app)  # after the cache: an answer from it costs nothing
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
+    room_support.register(app)
+    app.register_blueprint(room.bp)
     return app

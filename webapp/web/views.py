@@ -128,14 +128,19 @@ def show():
     return render_screen(read_state())
 
 
-@bp.get("/step")
-def step():
-    """Take one step: draw r (or take the teacher's), pick a token, append it."""
-    state = read_state()
+def take_step(state: State):
+    """The state after one step from state, and the step: draw r (or take the teacher's), pick, append."""
     model = state_model(models(), state)
     result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
     source = SEEDED if state.next_r is None else state.next_r
-    return moved_to(state.branched(len(state.ids), result.chosen.id, source), shown=result, animate=True)
+    return state.branched(len(state.ids), result.chosen.id, source), result
+
+
+@bp.get("/step")
+def step():
+    """Take one step: draw r (or take the teacher's), pick a token, append it."""
+    state, result = take_step(read_state())
+    return moved_to(state, shown=result, animate=True)
 
 
 @bp.get("/back")

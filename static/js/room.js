@@ -1,0 +1,102 @@
+/* The class room. On the teacher's page, each change of the screen is sent to the room (and the
+   address stays on the room's page); on a student's page, the screen follows the teacher's by
+   polling a conditional request (304 while nothing changed) every 0.4 to 0.8 s; on the ordinary
+   stepper, a student who left the room's screen gets a "Follow the teacher" link back. */
+(function () {
+  "use strict";
+
+  var POLL_MS = 600;
+  var JITTER_MS = 200;
+  var HIDDEN_POLL_MS = 3000; // a phone in a pocket asks less often
+  var ME_DELAY_MS = 2000; // the student's record after a reveal: spread over two seconds
+
+  function main() { return document.getElementById("main"); }
+
+  // The teacher: publish the stepper URL htmx would push, and keep the room page's address.
+  document.addEventListener("htmx:beforeHistoryUpdate", function (event) {
+    var m = main();
+    if (!m || m.dataset.roomRole !== "teacher") return;
+    var history = event.detail.history;
+    var requested = (event.detail.pathInfo && event.detail.pathInfo.requestPath) || "/";
+    var action = requested.split("?")[0].replace(/^\//, "") || "show";
+    var url = history.path;
+    history.type = "replace";
+    history.path = window.location.pathname + window.location.search;
+    htmx.ajax("POST", m.dataset.roomPublish, { source: m, swap: "none", values: { url: url, action: action } });
+  });
+
+  function withoutBallot(html) {
+    return html.replace(/<section id="ballot"[\s\S]*?<\/section>/, "");
+  }
+
+  // A new round: nobody has voted on it yet, so the student's own part need not be asked for.
+  function resetMyVote(newRound) {
+    var line = document.getElementById("my-vote");
+    if (line) line.textContent = /-open$/.test(newRound) ? "You have not voted on this step yet." : "";
+  }
+
+  // A student: poll the room's screen, swap the panels when the version changes.
+  function follow(m) {
+    var etag = m.dataset.roomEtag;
+    var round = m.dataset.roomRound;
+
+    function schedule() {
+      var wait = document.hidden ? HIDDEN_POLL_MS : POLL_MS + (Math.random() * 2 - 1) * JITTER_MS;
+      window.setTimeout(poll, wait);
+    }
+
+    function update(response) {
+      etag = (response.headers.get("ETag") || "").replace(/"/g, "");
+      var newRound = response.headers.get("X-Room-Round") || "";
+      return response.text().then(function (html) {
+        var sameRound = newRound === round;
+        htmx.swap(m, sameRound ? withoutBallot(html) : html, { swapStyle: "none" });
+        if (!sameRound) {
+          round = newRound;
+          resetMyVote(newRound);
+          // The record can wait a moment: the reveal's screens come first for the whole class.
+          if (/-closed$/.test(newRound)) window.setTimeout(function () {
+            htmx.ajax("GET", m.dataset.roomMe, { source: m, target: "#me", swap: "outerHTML" });
+          }, ME_DELAY_MS * Math.random());
+        }
+      });
+    }
+
+    function poll() {
+      if (main() !== m) return;
+      fetch(m.dataset.roomScreen, { headers: { "If-None-Match": '"' + etag + '"' }, cache: "no-store", credentials: "same-origin" })
+        .then(function (response) {
+          if (response.status === 200) return update(response);
+          if (response.status === 404) {
+            var status = document.getElementById("room-status");
+            if (status) status.textContent = "The room has ended.";
+            throw new Error("room ended");
+          }
+          return null;
+        })
+        .then(schedule, function (e) { if (!(e && e.message === "room ended")) schedule(); });
+    }
+
+    schedule();
+  }
+
+  // The ordinary stepper: offer the way back to the room this browser joined.
+  function offerReturn() {
+    var match = document.cookie.match(/(?:^|;\s*)tbt_room=([A-Z0-9]{8})(?:;|$)/);
+    var header = document.querySelector(".site-header");
+    if (!match || !header || document.getElementById("follow-teacher")) return;
+    var link = document.createElement("a");
+    link.id = "follow-teacher";
+    link.className = "follow-teacher";
+    link.href = "/room/" + match[1];
+    link.textContent = "Follow the teacher";
+    header.appendChild(link);
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var m = main();
+    var role = m && m.dataset.roomRole;
+    if (role === "student") follow(m);
+    else if (!role) offerReturn();
+  });
+})();

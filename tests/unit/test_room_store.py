@@ -1,0 +1,205 @@
+"""The room store, against both backends: SQLite in a temporary file and a real redis-server."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+
+import pytest
+
+from webapp.room.sqlite_store import SQLiteStore
+from webapp.room.store import Room, RoomsFull, Vote, open_store
+
+IDLE = 600.0
+T0 = 1_000_000.0
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def store_url(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
+    url = request.getfixturevalue("redis_url")
+    import redis
+
+    redis.Redis.from_url(url).flushdb()
+    return url
+
+
+@pytest.fixture
+def store(store_url):
+    s = open_store(store_url, IDLE)
+    yield s
+    s.close()
+
+
+def new_room(code: str = "ABCDEFGH", **fields) -> Room:
+    return Room(code=code, key_hash="h" * 64, state="prompt=a", created=T0, touched=T0, **fields)
+
+
+def open_round(store, code: str = "ABCDEFGH") -> Room:
+    room = store.get(code, T0)
+    return store.update(room, T0, round=room.round + 1, round_open=True, round_key="k")
+
+
+def test_a_room_is_created_once_and_read_back(store) -> None:
+    assert store.create(new_room(), max_rooms=10)
+    assert not store.create(new_room(), max_rooms=10)  # the code is taken
+    room = store.get("ABCDEFGH", T0 + 1)
+    assert room == new_room()
+    assert store.version("ABCDEFGH", T0 + 1) == 1
+    assert store.get("ZZZZZZZZ", T0) is None
+
+
+def test_updates_are_compare_and_set_on_the_version(store) -> None:
+    store.create(new_room(), 10)
+    room = store.get("ABCDEFGH", T0)
+    changed = store.update(room, T0 + 5, state="prompt=b", votes_on=True)
+    assert changed.version == 2 and changed.votes_on and changed.state == "prompt=b"
+    assert store.update(room, T0 + 6, state="prompt=c") is None  # room.version 1 is stale
+    assert store.get("ABCDEFGH", T0 + 6) == changed
+
+
+def test_rooms_expire_after_their_idle_time_and_are_bounded(store) -> None:
+    store.create(new_room(), 2)
+    assert store.get("ABCDEFGH", T0 + IDLE - 1) is not None
+    assert store.get("ABCDEFGH", T0 + IDLE + 1) is None
+    assert store.version("ABCDEFGH", T0 + IDLE + 1) is None
+    store.create(new_room("BBBBBBBB"), 2)
+    with pytest.raises(RoomsFull):
+        store.create(new_room("CCCCCCCC"), 2)
+    later = new_room("DDDDDDDD")
+    later = Room(**{**later.__dict__, "created": T0 + IDLE + 5, "touched": T0 + IDLE + 5})
+    assert store.create(later, 2)  # the two old rooms have expired: room for a new one
+    store.purge(T0 + IDLE + 10)
+
+
+def test_a_second_vote_replaces_the_first(store) -> None:
+    store.create(new_room(), 10)
+    assert store.join("ABCDEFGH", "s" * 43, "Anna", 10)
+    room = open_round(store)
+    assert store.vote("ABCDEFGH", room.round, "s" * 43, 7) is Vote.COUNTED
+    assert store.vote("ABCDEFGH", room.round, "s" * 43, 9) is Vote.COUNTED
+    assert store.votes("ABCDEFGH", room.round) == {"s" * 43: 9}
+    assert store.votes_of("ABCDEFGH", "s" * 43) == {room.round: 9}
+
+
+def test_votes_count_only_while_the_round_is_open_and_from_students_in_the_room(store) -> None:
+    store.create(new_room(), 10)
+    store.join("ABCDEFGH", "s" * 43, "", 10)
+    assert store.vote("ABCDEFGH", 1, "s" * 43, 7) is Vote.CLOSED  # no round yet
+    room = open_round(store)
+    assert store.vote("ABCDEFGH", room.round, "x" * 43, 7) is Vote.NOT_JOINED
+    assert store.vote("ABCDEFGH", room.round + 1, "s" * 43, 7) is Vote.CLOSED
+    closed = store.close_round(room, T0, room.round, lambda votes: json.dumps(votes), round_open=False)
+    assert json.loads(store.results("ABCDEFGH")[room.round]) == {}
+    assert store.vote("ABCDEFGH", closed.round, "s" * 43, 7) is Vote.CLOSED
+    assert store.votes("ABCDEFGH", room.round) == {}
+
+
+def test_closing_a_round_counts_its_votes_with_it(store) -> None:
+    store.create(new_room(), 10)
+    for n in range(5):
+        store.join("ABCDEFGH", f"{n}" * 43, "", 10)
+    room = open_round(store)
+    for n in range(5):
+        store.vote("ABCDEFGH", room.round, f"{n}" * 43, n % 2)
+    closed = store.close_round(room, T0, room.round, lambda votes: json.dumps(sorted(votes.values())),
+                               round_open=False)
+    assert closed.version == room.version + 1 and not closed.round_open
+    assert json.loads(store.results("ABCDEFGH")[room.round]) == [0, 0, 0, 1, 1]
+    assert store.close_round(room, T0, room.round, lambda v: "x", round_open=False) is None  # stale version
+
+
+def test_vote_changes_are_limited_per_step(store) -> None:
+    from webapp.room.store import MAX_VOTE_CHANGES
+
+    store.create(new_room(), 10)
+    store.join("ABCDEFGH", "s" * 43, "", 10)
+    room = open_round(store)
+    outcomes = [store.vote("ABCDEFGH", room.round, "s" * 43, n) for n in range(MAX_VOTE_CHANGES + 3)]
+    assert outcomes[: MAX_VOTE_CHANGES + 1] == [Vote.COUNTED] * (MAX_VOTE_CHANGES + 1)
+    assert outcomes[-1] is Vote.TOO_MANY
+    assert store.votes("ABCDEFGH", room.round) == {"s" * 43: MAX_VOTE_CHANGES}
+
+
+def test_students_per_room_are_bounded(store) -> None:
+    store.create(new_room(), 10)
+    assert store.join("ABCDEFGH", "a" * 43, "A", 2)
+    assert store.join("ABCDEFGH", "b" * 43, "B", 2)
+    assert not store.join("ABCDEFGH", "c" * 43, "C", 2)
+    assert store.join("ABCDEFGH", "a" * 43, "A again", 2)  # already in: joining again is fine
+    assert store.students("ABCDEFGH") == {"a" * 43: "A again", "b" * 43: "B"}
+    assert store.n_students("ABCDEFGH") == 2
+
+
+def test_rate_limits_count_in_windows(store) -> None:
+    assert [store.hit("join:1.2.3.4", 3, 60, T0) for _ in range(4)] == [True, True, True, False]
+    assert store.hit("join:1.2.3.4", 3, 60, T0 + 60)  # a new window
+    assert store.hit("join:5.6.7.8", 3, 60, T0)
+
+
+def vote_from_a_process(url: str, students: list[str]) -> None:
+    store = open_store(url, IDLE)
+    for s in students:
+        store.vote("ABCDEFGH", 1, s, len(s) % 7)
+
+
+def test_processes_share_the_store_and_lose_no_vote(store, store_url) -> None:
+    store.create(new_room(), 10)
+    students = [f"{n:043d}" for n in range(200)]
+    for s in students:
+        store.join("ABCDEFGH", s, "", 500)
+    open_round(store)
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=vote_from_a_process, args=(store_url, students[i::4])) for i in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+    assert [w.exitcode for w in workers] == [0] * 4
+    assert len(store.votes("ABCDEFGH", 1)) == 200
+
+
+def test_a_room_survives_reopening_the_store(tmp_path) -> None:
+    path = tmp_path / "rooms.sqlite3"
+    first = SQLiteStore(path, IDLE)
+    first.create(new_room(), 10)
+    first.join("ABCDEFGH", "s" * 43, "Anna", 10)
+    room = open_round(first)
+    first.vote("ABCDEFGH", room.round, "s" * 43, 5)
+    first.close()
+    again = SQLiteStore(path, IDLE)
+    assert again.get("ABCDEFGH", T0) == room
+    assert again.votes("ABCDEFGH", room.round) == {"s" * 43: 5}
+    assert again.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_round_closed_while_votes_arrive_counts_exactly_the_votes_accepted(store, store_url) -> None:
+    import threading
+
+    store.create(new_room(), 10)
+    students = [f"{n:043d}" for n in range(50)]
+    for s in students:
+        store.join("ABCDEFGH", s, "", 100)
+    room = open_round(store)
+    voter = open_store(store_url, IDLE)
+    accepted: dict[str, int] = {}
+    stop = threading.Event()
+
+    def keep_voting() -> None:
+        n = 0
+        while not stop.is_set():
+            student = students[n % 50]
+            if voter.vote("ABCDEFGH", room.round, student, n % 11) is Vote.COUNTED:
+                accepted[student] = n % 11
+            n += 1
+
+    thread = threading.Thread(target=keep_voting)
+    thread.start()
+    while len(accepted) < 50:
+        pass
+    closed = store.close_round(room, T0, room.round, json.dumps, round_open=False)
+    stop.set()
+    thread.join()
+    assert closed is not None
+    assert json.loads(store.results("ABCDEFGH")[room.round]) == accepted == store.votes("ABCDEFGH", room.round)

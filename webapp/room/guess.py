@@ -1,0 +1,41 @@
+"""A word a student types, as exactly one token of the model's vocabulary, or why it is not one.
+
+The class votes on the next token, so a guess must be one token. A word-level model knows a
+word or reads it as <unk>; a byte-level BPE model usually has a word with the space before it
+as one token (' Paris'), so the word is tried with a leading space first.
+
+    'Darcy' -> 412;  'Mr.' -> GuessRefused("'Mr.' is 2 tokens for this model: 'Mr' + '.' ...")
+"""
+
+from __future__ import annotations
+
+from ..inference import LanguageModel
+from ..inference.errors import InferenceError
+
+MAX_GUESS_CHARS = 40
+
+
+class GuessRefused(InferenceError):
+    """A typed guess that is not one token; the message says why."""
+
+
+def guess_token(model: LanguageModel, text: str) -> int:
+    """The id of the one token that text is, else GuessRefused with the reason."""
+    word = " ".join(text.split())
+    if not word:
+        raise GuessRefused("type a word, or pick one of the model's top tokens")
+    if len(word) > MAX_GUESS_CHARS:
+        raise GuessRefused(f"a guess is one token: {len(word)} characters is too long")
+    tokenizer = model.tokenizer
+    tries = [word] if tokenizer.unk_id is not None else [" " + word, word]
+    for candidate in tries:
+        tokens = tokenizer.encode(candidate)
+        if len(tokens) == 1 and not tokens[0].unk:
+            return tokens[0].id
+    tokens = tokenizer.encode(tries[0])
+    if len(tokens) == 1:
+        raise GuessRefused(f"'{word}' is not in the vocabulary of {model.name}: it would be read as <unk>, "
+                           "which the model never picks as a guess of yours. Try another word.")
+    pieces = " + ".join(f"'{t.text}'" for t in tokens[:6]) + (" + …" if len(tokens) > 6 else "")
+    raise GuessRefused(f"'{word}' is {len(tokens)} tokens for {model.name}: {pieces}. The class votes on one "
+                       "token at a time: type just the first, or pick from the list.")

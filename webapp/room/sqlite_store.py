@@ -1,0 +1,224 @@
+"""The room store in one SQLite file, shared by every process of the server on one machine.
+
+WAL mode lets readers (students polling the version) go on while a writer commits, and
+synchronous=NORMAL commits without waiting for the disk: a crash of the server loses nothing,
+a power cut may lose the last commits. Each thread of each process has its own connection
+(made after gunicorn forks); the threads of a process take turns to write, and a writer waits
+up to BUSY_MS for another process's writer to finish.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from .store import MAX_VOTE_CHANGES, ROOM_FIELDS, Room, RoomsFull, RoomStore, Vote
+
+BUSY_MS = 10_000
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS rooms (
+    code TEXT PRIMARY KEY, key_hash TEXT NOT NULL, state TEXT NOT NULL, version INTEGER NOT NULL,
+    action TEXT NOT NULL, votes_on INTEGER NOT NULL, round INTEGER NOT NULL, round_open INTEGER NOT NULL,
+    round_key TEXT NOT NULL, leaderboard INTEGER NOT NULL, created REAL NOT NULL, touched REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS students (
+    code TEXT NOT NULL, student TEXT NOT NULL, nickname TEXT NOT NULL, PRIMARY KEY (code, student));
+CREATE TABLE IF NOT EXISTS votes (
+    code TEXT NOT NULL, round INTEGER NOT NULL, student TEXT NOT NULL, token INTEGER NOT NULL,
+    changes INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (code, round, student));
+CREATE INDEX IF NOT EXISTS votes_by_student ON votes (code, student);
+CREATE TABLE IF NOT EXISTS results (
+    code TEXT NOT NULL, round INTEGER NOT NULL, result TEXT NOT NULL, PRIMARY KEY (code, round));
+CREATE TABLE IF NOT EXISTS hits (key TEXT PRIMARY KEY, window INTEGER NOT NULL, count INTEGER NOT NULL);
+"""
+BOOLEANS = ("votes_on", "round_open", "leaderboard")
+
+
+def writes(method):
+    """Let one thread of a process write at a time: the others wait on a lock that wakes them at once,
+    rather than in SQLite's busy handler, which sleeps up to 100 ms between tries."""
+
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._writing:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
+class SQLiteStore(RoomStore):
+    def __init__(self, path: Path, idle_seconds: float):
+        self.path = Path(path)
+        self.idle_seconds = idle_seconds
+        self._local = threading.local()
+        self._writing = threading.RLock()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as db:
+            db.executescript(SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+        return db
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This thread's connection; a forked process makes its own rather than share its parent's."""
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():
+            local.db, local.pid = self._connect(), os.getpid()
+        return local.db
+
+    def _alive(self, now: float) -> float:
+        return now - self.idle_seconds
+
+    @writes
+    def create(self, room: Room, max_rooms: int) -> bool:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            (n,) = db.execute("SELECT count(*) FROM rooms WHERE touched > ?", (self._alive(room.touched),)).fetchone()
+            if n >= max_rooms:
+                raise RoomsFull
+            if db.execute("SELECT 1 FROM rooms WHERE code = ?", (room.code,)).fetchone():
+                return False
+            values = [getattr(room, f) for f in ROOM_FIELDS]
+            db.execute(f"INSERT INTO rooms ({', '.join(ROOM_FIELDS)}) VALUES ({', '.join('?' * len(values))})", values)
+            return True
+        finally:
+            db.execute("COMMIT")
+
+    def get(self, code: str, now: float) -> Room | None:
+        row = self.db.execute(f"SELECT {', '.join(ROOM_FIELDS)} FROM rooms WHERE code = ? AND touched > ?",
+                              (code, self._alive(now))).fetchone()
+        if row is None:
+            return None
+        values = dict(zip(ROOM_FIELDS, row, strict=True))
+        return Room(**{k: bool(v) if k in BOOLEANS else v for k, v in values.items()})
+
+    def version(self, code: str, now: float) -> int | None:
+        row = self.db.execute("SELECT version FROM rooms WHERE code = ? AND touched > ?",
+                              (code, self._alive(now))).fetchone()
+        return None if row is None else row[0]
+
+    @writes
+    def update(self, room: Room, now: float, **changes) -> Room | None:
+        unknown = set(changes) - set(ROOM_FIELDS)
+        if unknown or {"code", "version", "key_hash"} & set(changes):
+            raise ValueError(f"cannot change {sorted(unknown or changes)}")
+        changes["touched"] = now
+        sets = ", ".join(f"{k} = ?" for k in changes)
+        cursor = self.db.execute(f"UPDATE rooms SET {sets}, version = version + 1 WHERE code = ? AND version = ?",
+                                 (*changes.values(), room.code, room.version))
+        if cursor.rowcount != 1:
+            return None
+        return Room(**{**room.__dict__, **changes, "version": room.version + 1})
+
+    @writes
+    def close_round(self, room: Room, now: float, round_: int, count: Callable[[dict[str, int]], str],
+                    **changes) -> Room | None:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")  # the write lock: no vote can land until COMMIT
+        try:
+            updated = self.update(room, now, **changes)
+            if updated is not None:
+                self.save_result(room.code, round_, count(self.votes(room.code, round_)))
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        return updated
+
+    @writes
+    def join(self, code: str, student: str, nickname: str, max_students: int) -> bool:
+        if self.nickname(code, student) is not None:  # joining again, e.g. with another nickname
+            self.db.execute("UPDATE students SET nickname = ? WHERE code = ? AND student = ?",
+                            (nickname, code, student))
+            return True
+        cursor = self.db.execute(
+            "INSERT INTO students (code, student, nickname) SELECT ?, ?, ? "
+            "WHERE (SELECT count(*) FROM students WHERE code = ?) < ? "
+            "ON CONFLICT (code, student) DO UPDATE SET nickname = excluded.nickname",
+            (code, student, nickname, code, max_students))
+        return cursor.rowcount == 1
+
+    def nickname(self, code: str, student: str) -> str | None:
+        row = self.db.execute("SELECT nickname FROM students WHERE code = ? AND student = ?",
+                              (code, student)).fetchone()
+        return None if row is None else row[0]
+
+    def students(self, code: str) -> dict[str, str]:
+        return dict(self.db.execute("SELECT student, nickname FROM students WHERE code = ?", (code,)))
+
+    def n_students(self, code: str) -> int:
+        return self.db.execute("SELECT count(*) FROM students WHERE code = ?", (code,)).fetchone()[0]
+
+    @writes
+    def vote(self, code: str, round_: int, student: str, token: int) -> Vote:
+        cursor = self.db.execute(
+            "INSERT INTO votes (code, round, student, token) SELECT ?, ?, ?, ? "
+            "WHERE EXISTS (SELECT 1 FROM rooms WHERE code = ? AND round = ? AND round_open = 1) "
+            "AND EXISTS (SELECT 1 FROM students WHERE code = ? AND student = ?) "
+            "ON CONFLICT (code, round, student) DO UPDATE SET token = excluded.token, changes = changes + 1 "
+            "WHERE changes < ?",
+            (code, round_, student, token, code, round_, code, student, MAX_VOTE_CHANGES))
+        if cursor.rowcount == 1:
+            return Vote.COUNTED
+        if self.nickname(code, student) is None:
+            return Vote.NOT_JOINED
+        open_ = self.db.execute("SELECT 1 FROM rooms WHERE code = ? AND round = ? AND round_open = 1",
+                                (code, round_)).fetchone()
+        return Vote.TOO_MANY if open_ else Vote.CLOSED
+
+    def votes(self, code: str, round_: int) -> dict[str, int]:
+        return dict(self.db.execute("SELECT student, token FROM votes WHERE code = ? AND round = ?", (code, round_)))
+
+    def votes_of(self, code: str, student: str) -> dict[int, int]:
+        return dict(self.db.execute("SELECT round, token FROM votes WHERE code = ? AND student = ?", (code, student)))
+
+    def all_votes(self, code: str) -> dict[int, dict[str, int]]:
+        every: dict[int, dict[str, int]] = {}
+        for round_, student, token in self.db.execute("SELECT round, student, token FROM votes WHERE code = ?",
+                                                      (code,)):
+            every.setdefault(round_, {})[student] = token
+        return every
+
+    @writes
+    def save_result(self, code: str, round_: int, result: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO results (code, round, result) VALUES (?, ?, ?)", (code, round_, result))
+
+    def results(self, code: str) -> dict[int, str]:
+        return dict(self.db.execute("SELECT round, result FROM results WHERE code = ? ORDER BY round", (code,)))
+
+    @writes
+    def hit(self, key: str, limit: int, window: int, now: float) -> bool:
+        current = int(now // window) * window  # the window's start, in seconds
+        (count,) = self.db.execute(
+            "INSERT INTO hits (key, window, count) VALUES (?, ?, 1) ON CONFLICT (key) DO UPDATE SET "
+            "count = CASE WHEN window = excluded.window THEN count + 1 ELSE 1 END, window = excluded.window "
+            "RETURNING count", (key, current)).fetchone()
+        return count <= limit
+
+    @writes
+    def purge(self, now: float) -> int:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            old = [code for (code,) in db.execute("SELECT code FROM rooms WHERE touched <= ?", (self._alive(now),))]
+            for table in ("votes", "results", "students", "rooms"):
+                db.executemany(f"DELETE FROM {table} WHERE code = ?", [(c,) for c in old])
+            db.execute("DELETE FROM hits WHERE window < ?", (now - 3600,))
+        finally:
+            db.execute("COMMIT")
+        return len(old)
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            del self._local.db, self._local.pid

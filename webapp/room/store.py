@@ -1,0 +1,180 @@
+"""The room store: one small interface, two backends (SQLite on one machine, Redis across several).
+
+Everything a room is lives here, so that any process on any machine can serve any student:
+
+    Room      the teacher's screen (a query string), its version, the vote's round and flags
+    students  id -> nickname, at most max_students a room
+    votes     (round, student) -> token id; a second vote on a round replaces the first
+    results   round -> the revealed round's figures (JSON written by the web layer)
+    hits      rate-limit counters: hit(key, limit, window) in fixed windows
+
+A room expires `idle_seconds` after the teacher last changed it: it then reads as missing and
+its rows or keys are deleted by the next purge (SQLite) or expire on their own (Redis).
+
+Two operations must be atomic across processes, and are, in both backends:
+    update(room, **changes)   compare-and-set on the version the caller read (None if it moved on)
+    close_round(...)          the same, and the closed round's votes counted into its result
+    vote(...)                 stored only while that round is open and the student is in the room,
+                              so that a vote racing the reveal is either counted or refused.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from enum import Enum
+from pathlib import Path
+
+DEFAULT_IDLE_SECONDS = 3 * 3600
+DEFAULT_MAX_ROOMS = 1000
+DEFAULT_MAX_STUDENTS = 2000
+MAX_VOTE_CHANGES = 20  # per student and round: the votes' rate limit, kept in the vote itself
+STORE_ENV = "TOKEN_BY_TOKEN_ROOM_STORE"
+
+
+@dataclass(frozen=True)
+class Room:
+    """A room as stored. `state` is the teacher's screen as the stepper's query string."""
+
+    code: str
+    key_hash: str
+    state: str
+    version: int = 1
+    action: str = "show"  # what the teacher did last: "step" animates the pick on students' screens
+    votes_on: bool = False
+    round: int = 0  # the vote's number; 0 before the first
+    round_open: bool = False
+    round_key: str = ""  # which step the round is about (see rounds.step_key)
+    leaderboard: bool = False
+    created: float = 0.0
+    touched: float = 0.0
+
+
+ROOM_FIELDS = tuple(f.name for f in fields(Room))
+
+
+class Vote(Enum):
+    COUNTED = "counted"
+    CLOSED = "closed"  # no such round open: revealed, abandoned, or not begun
+    NOT_JOINED = "not joined"
+    TOO_MANY = "too many changes"  # the student changed their vote MAX_VOTE_CHANGES times on this round
+
+
+class RoomsFull(Exception):
+    """The store holds as many open rooms as it may."""
+
+
+class RoomStore(ABC):
+    """What the web layer needs from wherever rooms live."""
+
+    idle_seconds: float
+
+    @abstractmethod
+    def create(self, room: Room, max_rooms: int) -> bool:
+        """Store a new room; False if its code is taken; RoomsFull if max_rooms are open."""
+
+    @abstractmethod
+    def get(self, code: str, now: float) -> Room | None:
+        """The room, or None if there is none or it has been idle too long."""
+
+    @abstractmethod
+    def version(self, code: str, now: float) -> int | None:
+        """The room's version alone: what students poll, so it must be cheap."""
+
+    @abstractmethod
+    def update(self, room: Room, now: float, **changes) -> Room | None:
+        """Apply changes if the stored version is still room.version; return the room with version + 1."""
+
+    @abstractmethod
+    def close_round(self, room: Room, now: float, round_: int, count: Callable[[dict[str, int]], str],
+                    **changes) -> Room | None:
+        """update(room, now, **changes), and atomically with it save count(votes of round_) as round_'s
+        result: no vote slips in between, and nobody sees the round closed but not yet counted."""
+
+    @abstractmethod
+    def join(self, code: str, student: str, nickname: str, max_students: int) -> bool:
+        """Add a student (or keep one already there); False if the room is full."""
+
+    @abstractmethod
+    def nickname(self, code: str, student: str) -> str | None:
+        """The student's nickname ('' if none), or None if they are not in the room."""
+
+    @abstractmethod
+    def students(self, code: str) -> dict[str, str]:
+        """Every student of the room: id -> nickname."""
+
+    @abstractmethod
+    def n_students(self, code: str) -> int: ...
+
+    @abstractmethod
+    def vote(self, code: str, round_: int, student: str, token: int) -> Vote:
+        """Store (or replace) the student's vote on round_, if that round is open and the student
+        has changed it fewer than MAX_VOTE_CHANGES times."""
+
+    @abstractmethod
+    def votes(self, code: str, round_: int) -> dict[str, int]:
+        """The votes of one round: student id -> token id."""
+
+    @abstractmethod
+    def votes_of(self, code: str, student: str) -> dict[int, int]:
+        """One student's votes: round -> token id."""
+
+    @abstractmethod
+    def all_votes(self, code: str) -> dict[int, dict[str, int]]:
+        """Every vote of the room: round -> student id -> token id."""
+
+    @abstractmethod
+    def save_result(self, code: str, round_: int, result: str) -> None: ...
+
+    @abstractmethod
+    def results(self, code: str) -> dict[int, str]:
+        """The revealed rounds' results as saved: round -> JSON text."""
+
+    @abstractmethod
+    def hit(self, key: str, limit: int, window: int, now: float) -> bool:
+        """Count one event for key in the current window of `window` seconds; False beyond limit."""
+
+    @abstractmethod
+    def purge(self, now: float) -> int:
+        """Delete rooms idle for longer than idle_seconds; return how many."""
+
+    def close(self) -> None:  # noqa: B027 - optional for backends
+        """Let go of connections."""
+
+
+def data_dir() -> Path:
+    """The user's data folder for the app: $XDG_DATA_HOME or ~/.local/share on Linux, and so on."""
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "token-by-token"
+
+
+def default_store_url() -> str:
+    return os.environ.get(STORE_ENV) or f"sqlite:///{data_dir() / 'rooms.sqlite3'}"
+
+
+def open_store(url: str | None = None, idle_seconds: float = DEFAULT_IDLE_SECONDS) -> RoomStore:
+    """Open the store a URL names: sqlite:///path/rooms.sqlite3 (or a plain path), or redis://host:port/db."""
+    url = url or default_store_url()
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        from .redis_store import RedisStore
+
+        return RedisStore(url, idle_seconds)
+    from .sqlite_store import SQLiteStore
+
+    path = url[len("sqlite://"):] if url.startswith("sqlite://") else url  # sqlite:///tmp/r.db -> /tmp/r.db
+    return SQLiteStore(Path(path).expanduser(), idle_seconds)
+
+
+def check_store_url(url: str) -> str:
+    """Refuse a --store value that names neither backend (a typo should stop the server, not later)."""
+    if url.startswith(("redis://", "rediss://", "unix://", "sqlite://")) or "://" not in url:
+        return url
+    raise ValueError(f"--store must be sqlite:///PATH or redis://HOST:PORT/DB, not {url!r}")

@@ -1,0 +1,67 @@
+"""Students' polls, answered before Flask where it can be: a bare 304, or the screen already rendered.
+
+Most of what a lecture hall sends is one question, "has the teacher's screen changed since version
+N?" (GET /room/CODE/screen with If-None-Match), and the answer is one read of the room's version
+from the store: 304 while it is the same. When it changes, a thousand students ask for the same new
+screen within a second; the first request in each process renders it (room.follow_screen) and the
+answer, headers and all, is kept here by (room, version, gzip) for the rest.
+"""
+
+from __future__ import annotations
+
+import re
+
+from flask import Flask
+
+from . import room_support as rs
+
+SCREEN_PATH = re.compile(r"^/room/([A-Z0-9]{8})/screen$")
+KEPT_SCREENS = 64
+
+
+class StudentPolls:
+    """WSGI middleware in front of the app for GET /room/CODE/screen."""
+
+    def __init__(self, wsgi_app, app: Flask):
+        self.wsgi_app, self.app = wsgi_app, app
+        self.screens = rs.LRU(KEPT_SCREENS)
+
+    def __call__(self, environ, start_response):
+        match = SCREEN_PATH.match(environ.get("PATH_INFO", ""))
+        if not match or environ.get("REQUEST_METHOD") != "GET":
+            return self.wsgi_app(environ, start_response)
+        code = match.group(1)
+        version = rs.store(self.app).version(code, rs.now())
+        if version is None:
+            return self.wsgi_app(environ, start_response)  # the app says the room has ended
+        etag = f'"{code}-{version}"'
+        if environ.get("HTTP_IF_NONE_MATCH", "").strip() == etag:
+            start_response("304 Not Modified", [("ETag", etag), ("Cache-Control", "no-cache")])
+            return [b""]
+        gz = "gzip" in environ.get("HTTP_ACCEPT_ENCODING", "").lower()
+        kept = self.screens.get((code, version, gz))
+        if kept is not None:
+            start_response("200 OK", kept[0])
+            return [kept[1]]
+        return self.render(environ, start_response, code, gz)
+
+    def render(self, environ, start_response, code: str, gz: bool):
+        """Let the app render the screen; keep a 200 under the version its ETag names."""
+        answer = {}
+
+        def capture(status, headers, exc_info=None):
+            answer["status"], answer["headers"] = status, list(headers)
+            return start_response(status, headers, exc_info)
+
+        iterable = self.wsgi_app(environ, capture)
+        try:
+            body = b"".join(iterable)
+        finally:
+            if hasattr(iterable, "close"):
+                iterable.close()
+        if answer.get("status", "").startswith("200"):
+            etag = dict((k.lower(), v) for k, v in answer["headers"]).get("etag", "")
+            version = etag.strip('"').rpartition("-")[2]
+            if version.isdigit():
+                self.screens.put((code, int(version), gz), (answer["headers"], body))
+        return [body]

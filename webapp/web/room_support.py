@@ -1,0 +1,222 @@
+"""What the room's views share: the store, the checks on every change, and the room's screens.
+
+Every change to a room is a POST that must come from this site (its Origin, or failing that its
+Referer, names this host) and carry the teacher's key (an HttpOnly, SameSite=Strict cookie sent to
+the room's path only, never in a URL or a page) or a student's id (an HttpOnly cookie named after the
+room, so that joining the same room again keeps the same student).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from urllib.parse import parse_qsl, urlsplit
+
+from flask import Flask, abort, current_app, request, url_for
+from werkzeug.datastructures import MultiDict
+
+from ..inference import get_model
+from ..room import codes
+from ..room.rounds import step_key
+from ..room.store import (
+    DEFAULT_IDLE_SECONDS,
+    DEFAULT_MAX_ROOMS,
+    DEFAULT_MAX_STUDENTS,
+    Room,
+    RoomStore,
+    default_store_url,
+    open_store,
+)
+from ..room.votes import RoundResult, record, running
+from .state import State, parse_state, state_model
+
+TEACHER_COOKIE = "tbt_teacher"
+STUDENT_COOKIE = "tbt_student_"  # + the room's code: joining the same room again keeps the same student
+ROOM_COOKIE = "tbt_room"  # not secret: lets the ordinary stepper offer "Follow the teacher"
+_store_lock = threading.Lock()
+
+DEFAULTS = {
+    "ROOM_IDLE_SECONDS": DEFAULT_IDLE_SECONDS,
+    "ROOM_MAX_ROOMS": DEFAULT_MAX_ROOMS,
+    "ROOM_MAX_STUDENTS": DEFAULT_MAX_STUDENTS,
+    "ROOM_FAILED_JOINS_PER_MINUTE": 10,  # per address: guessing codes
+    "ROOM_JOINS_PER_MINUTE": 3000,  # per address: a class behind one NAT joins at once
+    "ROOM_CHANGES_PER_MINUTE": 600,  # per room, by the teacher (auto-play at its fastest is 120)
+}
+
+
+def register(app: Flask) -> None:
+    for name, value in DEFAULTS.items():
+        app.config.setdefault(name, value)
+    from .room_polls import StudentPolls
+
+    app.wsgi_app = StudentPolls(app.wsgi_app, app)
+
+
+def store(app: Flask | None = None) -> RoomStore:
+    """The app's room store, opened on first use (in each process: after gunicorn forks)."""
+    app = app or current_app
+    existing = app.extensions.get("room_store")
+    if existing is not None:
+        return existing
+    with _store_lock:
+        if "room_store" not in app.extensions:
+            url = app.config.get("ROOM_STORE") or default_store_url()
+            app.extensions["room_store"] = open_store(url, app.config["ROOM_IDLE_SECONDS"])
+        return app.extensions["room_store"]
+
+
+def now() -> float:
+    return time.time()
+
+
+def check_origin() -> None:
+    """Refuse a POST that another site's page made (a foreign Origin), or that says nothing of where it came from."""
+    source = request.headers.get("Origin") or request.headers.get("Referer")
+    if not source or source == "null":
+        abort(403, description="this change must come from a page of this site (the request has no Origin).")
+    if urlsplit(source).netloc != request.host:
+        abort(403, description="this change must come from a page of this site, not from another address.")
+
+
+def find_room(code: str) -> Room:
+    room = store().get(code, now()) if codes.normalise_code(code) == code else None
+    if room is None:
+        abort(404, description="there is no open room with that code: it may have ended, or the code is mistyped.")
+    return room
+
+
+def is_teacher(room: Room) -> bool:
+    return codes.key_matches(request.cookies.get(TEACHER_COOKIE), room.key_hash)
+
+
+def teacher_room(code: str) -> Room:
+    room = find_room(code)
+    if not is_teacher(room):
+        abort(403, description="only the teacher who started this room can change it (this browser has not its key).")
+    return room
+
+
+def student_id(room: Room) -> str | None:
+    """This browser's student id in the room, if it has joined."""
+    student = request.cookies.get(STUDENT_COOKIE + room.code)
+    if not codes.is_secret_shaped(student) or store().nickname(room.code, student) is None:
+        return None
+    return student
+
+
+def limit(key: str, per_minute: int) -> None:
+    if not store().hit(key, per_minute, 60, now()):
+        abort(429, description="too many requests; wait a minute and try again.")
+
+
+def client_address() -> str:
+    return request.remote_addr or "unknown"
+
+
+def room_cookie_path(code: str) -> str:
+    return f"/room/{code}"
+
+
+def secure() -> bool:
+    return request.scheme == "https"
+
+
+# --- the room's screen -------------------------------------------------------------------------
+
+def state_of(room: Room) -> State:
+    """The teacher's screen as the stepper's State (checked again: models can change on a restart)."""
+    models = current_app.extensions["models"]
+    return parse_state(MultiDict(parse_qsl(room.state, keep_blank_values=True)), models,
+                       current_app.config["DEFAULT_MODEL"])
+
+
+def state_from_url(url: str) -> State:
+    """The screen a stepper URL shows, for students: no presenter mode or guide.
+
+    '/?prompt=...&ids=4,2,9' is that state; '/step?...&ids=4,2&predict=1' is the address of a hidden
+    pick (views.public_url), the screen after Step from it: the pick is taken again, the same one.
+    """
+    from .views import take_step
+
+    parts = urlsplit(url)
+    models = current_app.extensions["models"]
+    state = parse_state(MultiDict(parse_qsl(parts.query, keep_blank_values=True)), models,
+                        current_app.config["DEFAULT_MODEL"])
+    if parts.path == url_for("stepper.step"):
+        state, _ = take_step(state)
+    return replace(state, present=False, guide=False)
+
+
+def encode_state(state: State) -> str:
+    return state.query_string()
+
+
+def step_keys(state: State) -> tuple[str | None, str | None]:
+    """(hidden, shown): the key of the step on screen, in the slot for whether its pick is hidden."""
+    if state.shown is None:
+        return None, None
+    key = step_key(state.prompt, state.model, state.ids[: state.shown + 1])
+    return (key, None) if state.predict and not state.revealed else (None, key)
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A room's revealed rounds and what they add up to."""
+
+    results: list[RoundResult]
+
+    @property
+    def last(self) -> RoundResult | None:
+        return self.results[-1] if self.results else None
+
+    @property
+    def running(self):
+        return running(self.results)
+
+    def record(self, my_votes: dict[int, int]):
+        return record(my_votes, self.results)
+
+
+def lesson(room: Room) -> Lesson:
+    """The room's revealed rounds, read once per version in each process (results change only with it)."""
+    lessons = current_app.extensions.setdefault("room_lessons", LRU(256))
+    kept = lessons.get((room.code, room.version))
+    if kept is None:
+        kept = Lesson([RoundResult.from_json(text) for text in store().results(room.code).values()])
+        lessons.put((room.code, room.version), kept)
+    return kept
+
+
+def model_of(state: State):
+    return state_model(current_app.extensions["models"], state)
+
+
+def room_model(room: Room):
+    """The model on the teacher's screen, without reading the whole state (a vote needs only this)."""
+    name = dict(parse_qsl(room.state)).get("model", "").strip() or current_app.config["DEFAULT_MODEL"]
+    return get_model(current_app.extensions["models"], name)
+
+
+class LRU:
+    """A small thread-safe least-recently-used map."""
+
+    def __init__(self, size: int):
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+        self.size = size
+
+    def get(self, key):
+        with self._lock:
+            item = self._items.get(key)
+            if item is not None:
+                self._items.move_to_end(key)
+            return item
+
+    def put(self, key, item) -> None:
+        with self._lock:
+            self._items[key] = item
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
