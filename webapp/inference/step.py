@@ -260,7 +260,7 @@ def _result(model, prompt, prompt_tokens, generated, s: Settings, logits, r, r_s
     range_hi = np.full(len(ranked), np.nan)
     range_lo[laid], range_hi[laid] = lo, hi
     table = _Table(model, logits, scaled, probs, probs_t1, probs_kept, ranks, range_lo, range_hi,
-                   by_probability=s.range_order == "probability")
+                   by_probability=s.range_order == "probability", ranked=ranked)
 
     rows = tuple(table.row(int(i)) for i in ranked[:n_rows])
     return StepResult(
@@ -286,6 +286,7 @@ class _Table:
     lo: np.ndarray  # [n_vocab], NaN if cut
     hi: np.ndarray  # [n_vocab], NaN if cut
     by_probability: bool = True  # the ranges laid largest first; in vocabulary order the rest's are scattered
+    ranked: np.ndarray | None = None  # [n_vocab] ids, most probable first (the ranks, inverted)
 
     def row(self, i: int) -> Row:
         kept = bool(self.probs_kept[i] > 0)
@@ -302,22 +303,20 @@ class _Table:
         others[np.asarray(shown_ids, dtype=np.int64)] = False
         kept = others & (self.probs_kept > 0)  # [n_vocab]
         zero = others & ~kept & (self.probs == 0)
-        pieces = _pieces(self.lo, self.hi, self.ranks, kept) if self.by_probability else ()
-        ranked = np.argsort(self.ranks)  # [n_vocab]: summed in rank order, so that the sums round as they always did
-        ranked_others = ranked[others[ranked]]
+        ranked = np.argsort(self.ranks) if self.ranked is None else self.ranked  # [n_vocab]
+        pieces = _pieces(self.lo, self.hi, ranked[kept[ranked]]) if self.by_probability else ()
+        ranked_others = ranked[others[ranked]]  # summed in rank order, so that the sums round as they always did
         return Rest(count=int(others.sum()), prob=float(self.probs[ranked_others].sum()), kept_count=int(kept.sum()),
                     prob_kept=float(self.probs_kept[ranked_others].sum()),
                     cut_count=int((others & ~kept & ~zero).sum()), zero_count=int(zero.sum()),
                     lo=pieces[0][0] if pieces else None, hi=pieces[-1][1] if pieces else None, ranges=pieces)
 
 
-def _pieces(lo: np.ndarray, hi: np.ndarray, ranks: np.ndarray, mask: np.ndarray) -> tuple[tuple[float, float], ...]:
-    """The ranges of the masked tokens, joined where one ends as the next begins.
+def _pieces(lo: np.ndarray, hi: np.ndarray, ids: np.ndarray) -> tuple[tuple[float, float], ...]:
+    """The ranges of these tokens (in rank order, so in range order), joined where one ends as the next begins.
 
     Ranges [0.60, 0.62), [0.62, 0.63), [0.64, 1.0) -> ((0.60, 0.63), (0.64, 1.0)).
     """
-    ids = np.flatnonzero(mask)  # [n]
-    ids = ids[np.argsort(ranks[ids])]  # in rank order, so in range order
     starts, ends = lo[ids], hi[ids]  # [n] each
     breaks = np.flatnonzero(starts[1:] != ends[:-1]) + 1  # where a shown row's range sits in between
     firsts, lasts = np.concatenate(([0], breaks)), np.concatenate((breaks, [len(ids)])) - 1
