@@ -1,8 +1,9 @@
 """Models fetched while the server runs: picked up by the next page, without a restart.
 
 `token-by-token fetch-model smollm2-135m` writes the model into the user's model folder (the folder:
-app.config["USER_MODELS_DIR"], else user_models_dir()). Before every request, ahead of the response
-cache, each server process looks there (a stat per model) for the models it offers to fetch
+app.config["USER_MODELS_DIR"], else user_models_dir()). Before a request, at most once a second
+(LOOK_EVERY), ahead of the response cache, each server process looks there (a stat per model) for
+the models it offers to fetch
 (fetch.fetchable), loads each once, and then forgets the answers it kept, as their model menus are
 out of date. The models dictionary is replaced, never changed in place, so a request that is
 reading it meanwhile keeps a whole one.
@@ -11,6 +12,7 @@ reading it meanwhile keeps a whole one.
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 from flask import Flask
@@ -22,6 +24,7 @@ from ..inference.machinery.user_models import user_models_dir
 from .state import InvalidInput
 
 FETCH_COMMAND = "token-by-token fetch-model"  # the console script pip installs; works from any folder
+LOOK_EVERY = 1.0  # seconds between two looks: a stat per request would cost a class's every cached screen
 _loading = threading.Lock()
 
 
@@ -50,8 +53,16 @@ def pick_up(app: Flask) -> None:
 
 
 def register(app: Flask) -> None:
-    """Look for fetched models before each request, ahead of the response cache (register this first)."""
-    app.before_request(lambda: pick_up(app))
+    """Look for fetched models before requests, ahead of the response cache (register this first)."""
+    last_look = [-LOOK_EVERY]
+
+    def look() -> None:
+        now = time.monotonic()
+        if now - last_look[0] >= LOOK_EVERY or app.testing:  # tests fetch and then ask at once
+            last_look[0] = now
+            pick_up(app)
+
+    app.before_request(look)
 
 
 def not_here(name: str, error: UnknownModel) -> InvalidInput | UnknownModel:
