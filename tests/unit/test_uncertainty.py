@@ -53,3 +53,10 @@ def test_a_token_the_chain_cut_is_infinitely_surprising_under_the_sampling_distr
     ts = text_surprise(bigram, "Mr. Darcy said", [cut], Settings(top_k=1))
     assert ts.tokens[0].surprise == math.inf and math.isfinite(ts.tokens[0].surprise_model)
     assert ts.perplexity == math.inf
+
+
+def test_max_entropy_is_log2_of_the_kept_tokens_and_bounds_the_entropy(bigram):
+    for s in (Settings(top_k=4), Settings(), Settings(temperature=0)):
+        u = uncertainty(run_step(bigram, "Mr. Darcy", (), s))
+        assert u.max_entropy == pytest.approx(math.log2(u.n_kept))
+        assert u.entropy <= u.max_entropy + 1e-9

@@ -82,4 +82,4 @@ def register(app: Flask) -> None:
     app.add_template_filter(num)
     app.add_template_filter(token_label)
     app.jinja_env.globals["thousands"] = lambda n: f"{n:,}"
-    app.jinja_env.globals.update(inf=math.inf, log2=math.log2, span=span)
+    app.jinja_env.globals.update(inf=math.inf, span=span)

@@ -54,6 +54,11 @@ class Uncertainty:
     n_kept: int
     terms: tuple[Term, ...]  # the largest terms of the sum, for the worked example
 
+    @property
+    def max_entropy(self) -> float:
+        """The entropy if the kept tokens were equally likely: log2 n_kept bits (5,000 tokens -> 12.288)."""
+        return math.log2(self.n_kept) if self.n_kept else 0.0
+
 
 def bits(p: float) -> float:
     """-log2 p; infinite for p = 0 (a token the chain cut cannot be picked by r)."""
