@@ -9,7 +9,7 @@ from flask import Flask
 from ..inference.article import ARTICLE, ArticleModel
 from ..inference.machinery.registry import DEFAULT_MODEL
 from ..inference.machinery.user_models import load_available
-from . import api, budget, cache, compress, errors, fetched, filters, room, room_support, security, views
+from . import api, budget, cache, compress, errors, fetched, filters, room, room_support, security, translations, views
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -34,6 +34,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.setdefault("DEFAULT_MODEL", DEFAULT_MODEL if DEFAULT_MODEL in models else next(iter(models)))
     models = {**models, ARTICLE: ArticleModel()}  # in the menu; each request builds its own from the URL
     app.extensions["models"] = models
+    translations.register(app)
     filters.register(app)
     errors.register(app)
     budget.time_requests(app)  # first: its Server-Timing goes on after the cache has kept the answer
