@@ -7,6 +7,9 @@ page's own eval, not the debugger's), so the context keeps the CSP: no `bypass_c
 A state passes when axe finds no serious or critical violation, except those in KNOWN: violations
 the app once had, each checked by a test of its own below (the state where it showed, and that it
 is gone), so that a regression names the exact rule and element.
+
+Every state is checked in each of the page's languages (`lang=` in the URL), so the states reach
+their controls by attribute (`data-control="step"`, `name="reveal"`), not by their English names.
 """
 
 from __future__ import annotations
@@ -24,13 +27,14 @@ from playwright.sync_api import Page, expect
 PROMPT = "The girl saw a"
 SEED = "44"
 SERIOUS = ("serious", "critical")
+LANGS = ("en", "es", "de", "fr", "zh")
 
 no_animation = pytest.mark.browser_context_args(reduced_motion="reduce")
 axe = Axe()
 
 
-def url(**params) -> str:
-    return "/?" + urlencode({"prompt": PROMPT, "seed": SEED, **params})
+def url(lang: str = "en", **params) -> str:
+    return "/?" + urlencode({"prompt": PROMPT, "seed": SEED, "lang": lang, **params})
 
 
 @pytest.fixture(scope="module")
@@ -50,59 +54,73 @@ def expect_step_done(page: Page, step_index: int) -> None:
     expect(page.locator("#range-bar")).to_have_attribute("data-state", "done")
 
 
+def step(page: Page, step_index: int) -> None:
+    page.locator('button[data-control="step"]').click()
+    expect_step_done(page, step_index)
+
+
 # --- the states ----------------------------------------------------------------------------------
 
 
-def fresh(page: Page, ids: str) -> None:
-    page.goto(url())
+def fresh(page: Page, ids: str, lang: str = "en") -> None:
+    page.goto(url(lang))
     expect(page.locator("#range-bar")).to_have_attribute("data-state", "done")
 
 
-def three_steps(page: Page, ids: str) -> None:
-    page.goto(url())
+def three_steps(page: Page, ids: str, lang: str = "en") -> None:
+    page.goto(url(lang))
     for i in range(3):
-        page.get_by_role("button", name="Step", exact=True).click()
-        expect_step_done(page, i)
+        step(page, i)
     expect(page).to_have_url(re.compile(r"[?&]ids=" + ids.replace(",", "(?:%2C|,)") + "(?:&|$)"))
 
 
-def truncation(page: Page, ids: str) -> None:
-    page.goto(url(ids=ids, top_k="5", top_p="0.9"))
+def truncation(page: Page, ids: str, lang: str = "en") -> None:
+    page.goto(url(lang, ids=ids, top_k="5", top_p="0.9"))
     expect(page.locator("#logits .badge-cut").first).to_be_visible()
 
 
-def predict_hidden(page: Page, ids: str) -> None:
-    page.goto(url(ids=ids))
-    page.get_by_label("Predict, then reveal").check()
+def predict_hidden(page: Page, ids: str, lang: str = "en") -> None:
+    page.goto(url(lang, ids=ids))
+    page.locator('input[name="predict"]').check()
     expect(page.locator("#logits table")).to_have_count(0)
-    page.get_by_role("button", name="Step", exact=True).click()
+    page.locator('button[data-control="step"]').click()
     expect(page.locator("#text button.gen")).to_have_count(4)
-    expect(page.get_by_role("button", name="Reveal")).to_be_visible()
+    expect(page.locator('button[name="reveal"]')).to_be_visible()
 
 
-def presenter(page: Page, ids: str) -> None:
-    page.goto(url(ids=ids, present="1"))
-    expect(page.get_by_role("link", name="Leave presenter mode")).to_be_visible()
+def presenter(page: Page, ids: str, lang: str = "en") -> None:
+    page.goto(url(lang, ids=ids, present="1"))
+    expect(page.locator("main.present")).to_be_visible()
+    expect(page.locator("#range-bar")).to_have_attribute("data-state", "done")
 
 
-def help_open(page: Page, ids: str) -> None:
-    page.goto(url(ids=ids))
+def presenter_stepped(page: Page, ids: str, lang: str = "en") -> None:
+    """Presenter mode after two Steps with rows cut: the badges, faded ranges and 20 px figures."""
+    page.goto(url(lang, present="1", top_k="3", temperature="1.3"))
+    step(page, 0)
+    step(page, 1)
+    expect(page.locator("main.present #logits .badge-cut").first).to_be_visible()
+
+
+def help_open(page: Page, ids: str, lang: str = "en") -> None:
+    page.goto(url(lang, ids=ids))
     page.keyboard.press("?")
-    expect(page.get_by_role("dialog", name="Keyboard")).to_be_visible()
+    expect(page.locator("dialog#help")).to_be_visible()
 
 
-def branched(page: Page, ids: str) -> None:
-    page.goto(url(ids=ids, src="s,f,0.999", at="1"))
+def branched(page: Page, ids: str, lang: str = "en") -> None:
+    page.goto(url(lang, ids=ids, src="s,f,0.999", at="1"))
     expect(page.locator("#text button.gen-forced")).to_have_count(1)
     expect_step_done(page, 1)
 
 
-STATES: dict[str, Callable[[Page, str], None]] = {
+STATES: dict[str, Callable[[Page, str, str], None]] = {
     "fresh": fresh,
     "three-steps": three_steps,
     "truncation": truncation,
     "predict-hidden": predict_hidden,
     "presenter": presenter,
+    "presenter-stepped": presenter_stepped,
     "help-open": help_open,
     "forced-typed-at": branched,
 }
@@ -125,8 +143,10 @@ KNOWN: dict[str, tuple[str, Callable[[Page, list[str]], bool]]] = {
     # Cut rows were #8a929a on white: 3.15:1; 4.5:1 is needed.
     "cut-rows": ("color-contrast", lambda page, target: inside(page, target, "cut", "tr")),
     # Presenter mode once hid the prompt's only <label> (display: none): no accessible name.
-    "presenter-prompt-label": ("label", lambda page, target: target == ["#prompt"]
-                               and page.locator("main.present").count() > 0),
+    "presenter-prompt-label": (
+        "label",
+        lambda page, target: target == ["#prompt"] and page.locator("main.present").count() > 0,
+    ),
 }
 
 
@@ -148,29 +168,31 @@ def known_as(page: Page, rule: str, target: list[str]) -> str | None:
 
 
 def describe(violations) -> str:
-    return "\n".join(f"{rule} ({impact}) {target}: {' '.join(summary.split())[:200]}"
-                     for rule, impact, target, summary in violations)
+    return "\n".join(
+        f"{rule} ({impact}) {target}: {' '.join(summary.split())[:200]}" for rule, impact, target, summary in violations
+    )
 
 
 # --- the tests -----------------------------------------------------------------------------------
 
 
 @no_animation
+@pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("state", STATES)
-def test_no_serious_or_critical_violations(page: Page, ids: str, state: str) -> None:
-    STATES[state](page, ids)
+def test_no_serious_or_critical_violations(page: Page, ids: str, state: str, lang: str) -> None:
+    STATES[state](page, ids, lang)
 
     serious = run_axe(page)
 
     unknown = [v for v in serious if known_as(page, v[0], v[2]) is None]
-    assert unknown == [], f"axe found in state {state!r}:\n{describe(unknown)}"
+    assert unknown == [], f"axe found in state {state!r}, lang={lang}:\n{describe(unknown)}"
 
 
 def known_violations(page: Page, name: str) -> list:
     return [v for v in run_axe(page) if known_as(page, v[0], v[2]) == name]
 
 
-def set_up(state: Callable[[Page, str], None], page: Page, ids: str, needs: str) -> None:
+def set_up(state: Callable[..., None], page: Page, ids: str, needs: str) -> None:
     """Reach the state and check that it shows `needs`; a failure here is an error, not the expected one."""
     try:
         state(page, ids)
