@@ -259,3 +259,18 @@ def test_presenter_start_a_class_room_sits_clear_of_the_loopback_notice(projecto
         or notice["x"] >= button["x"] + button["width"]
     )
     assert apart, f"the button {button} overlaps the notice {notice}"
+
+
+@pytest.mark.parametrize("zoom", ZOOMS)
+def test_the_class_rooms_presenter_screen_reflows_at_browser_zoom(
+    projector, zoom: int, save_screenshot: Callable
+) -> None:
+    page = projector(zoom)
+    page.goto(state_url([], present="1"))
+    page.get_by_role("button", name="Start a class room").click()
+    expect(page.locator("main.room-teach")).to_be_visible()
+    page.goto(page.url.split("?")[0] + "?present=1")
+    expect(page.locator("main.room-teach.present")).to_be_visible()
+    save_screenshot(page, f"room-presenter-zoom-{zoom}")
+    problems = page.evaluate(SIDEWAYS)
+    assert not problems, "\n".join(problems)
