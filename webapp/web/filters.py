@@ -114,10 +114,10 @@ def fixed(x: float, digits: int = 3) -> str:
     return text if style is ENGLISH else style(text)
 
 
-def general(x: float) -> str:
-    """'%g' in the page's locale: 0.8 -> '0.8', '0,8' in German; 1.0 -> '1'."""
+def general(x: float, digits: int | None = None) -> str:
+    """'%g' (or '%.4g' with digits=4) in the page's locale: 0.8 -> '0.8', '0,8' in German; 1.0 -> '1'."""
     style = _style.get()
-    text = f"{x:g}"
+    text = f"{x:g}" if digits is None else f"{x:.{digits}g}"
     return text if style is ENGLISH else style(text)
 
 

@@ -21,7 +21,6 @@ from flask_babel import Babel
 
 from ..inference import InferenceError
 from . import filters
-from .state import LANGUAGES
 
 TRANSLATIONS_DIR = Path(__file__).resolve().parent.parent / "translations"
 DEFAULT_LANGUAGE = "en"
