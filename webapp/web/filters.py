@@ -102,9 +102,9 @@ def num(x: float | None, digits: int = 3) -> str:
         return "—"
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
-    if abs(x) >= 1e6:  # e.g. z / T at a tiny T: 3.1e+302, not three hundred digits
-        return f"{x:.{digits}e}".translate(_style.get().table)
-    return f"{x:.{digits}f}".translate(_style.get().table)
+    text = f"{x:.{digits}e}" if abs(x) >= 1e6 else f"{x:.{digits}f}"  # 3.1e+302, not three hundred digits
+    style = _style.get()
+    return text.replace("-", TRUE_MINUS) if style is ENGLISH else style(text)
 
 
 def fixed(x: float, digits: int = 3) -> str:
