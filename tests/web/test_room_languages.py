@@ -40,3 +40,14 @@ def test_a_wrong_room_code_is_explained_in_the_page_language(app):
                                                                          "Accept-Language": "es"})
     assert answer.status_code == 404
     assert "No hay ninguna sala abierta con ese código" in answer.get_data(as_text=True)
+
+
+def test_a_room_started_in_a_language_keeps_it_on_the_teachers_pages(app):
+    teacher = app.test_client()
+    answer = teacher.post("/room", data={"from": START + "&lang=fr"}, headers={"Origin": "http://localhost"})
+    assert answer.status_code == 303 and answer.headers["Location"].endswith("lang=fr")
+    page = teacher.get(answer.headers["Location"]).get_data(as_text=True)
+    assert '<html lang="fr">' in page
+    outside_switcher = re.sub(r'<nav id="languages".*?</nav>', "", page, flags=re.S)
+    links = re.findall(r'(?:href|src|action|hx-get|hx-post)="(/room/[^"]+)"', outside_switcher)
+    assert links and all("lang=fr" in link for link in links), links

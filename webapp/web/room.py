@@ -71,7 +71,7 @@ def start():
     except RoomsFull:
         abort(503, description=_("the server has as many open rooms as it allows; try again later."))
     rs.store().purge(now)
-    response = redirect(url_for(".teach", code=room.code), code=303)
+    response = redirect(url_for(".teach", code=room.code, lang=state.lang), code=303)
     response.set_cookie(rs.TEACHER_COOKIE, key, max_age=int(current_app.config["ROOM_IDLE_SECONDS"]) + 3600,
                         path=rs.room_cookie_path(room.code), httponly=True, samesite="Strict", secure=rs.secure())
     return response

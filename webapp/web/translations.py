@@ -32,6 +32,8 @@ NAMES = {
     "fr": ("Français", "fr"),
     "zh": ("中文", "zh-Hans"),  # Simplified Chinese
 }
+# Endpoints whose links carry the request's own lang= (the stepper's links carry it in the state).
+KEEPS_LANG = ("room.", "stepper.vocabulary")
 TRADITIONAL_CHINESE = {"tw", "hk", "mo", "hant"}  # these readers are not served the Simplified catalog
 
 ENGLISH = NullTranslations()  # English is the msgids themselves
@@ -149,6 +151,12 @@ def register(app: Flask) -> None:
     )
     app.jinja_env.globals.update(html_lang=html_lang, current_language=current_language,
                                  language_links=lambda: switcher_links(here_in), lang_param=lang_param)
+
+    @app.url_defaults
+    def keep_language(endpoint: str | None, values: dict) -> None:
+        """A page without a screen's state (the class room, the vocabulary) passes a chosen lang on to its links."""
+        if endpoint and endpoint.startswith(KEEPS_LANG) and "lang" not in values and (lang := lang_param()):
+            values["lang"] = lang
 
     @app.before_request
     def choose():
