@@ -119,4 +119,5 @@ def test_redirect_push_url_and_share_link_name_the_same_state(client):
     share = parse(client.get(location).data).by_id("share-link").attrs["value"]
     assert share.startswith("http://localhost/?")
     assert "'" not in share and "(" not in share and "," in share, "a link to paste escapes all but commas"
-    assert query_of(share) == {**query_of(location), "guide": "0"}, "students by the link skip the guide"
+    assert query_of(share) == {**query_of(location), "guide": "0", "lang": "en"}, \
+        "students by the link skip the guide, and read it in the sender's language"

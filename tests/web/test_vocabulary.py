@@ -23,7 +23,7 @@ def test_vocab_page_finds_darcy_by_part_of_it_with_its_id_and_count(client, app)
     model = app.extensions["models"][BIGRAM_MODEL]
     darcy = model.tokenizer.vocab.index("Darcy")
     response = client.get("/vocab?model=austen-bigram&q=DARC")
-    assert response.status_code == 200 and response.headers["Vary"] == "HX-Request"
+    assert response.status_code == 200 and "HX-Request" in response.vary
     doc = parse(response.data)
     assert doc.find("html") is not None and doc.find("form", "vocab-search") is not None
     assert doc.by_id("vocab-q").attrs["value"] == "DARC"
@@ -35,7 +35,7 @@ def test_vocab_page_finds_darcy_by_part_of_it_with_its_id_and_count(client, app)
 
 def test_vocab_fragment_is_only_the_results(client):
     response = client.get("/vocab?model=austen-bigram&q=271", headers=HTMX)
-    assert response.status_code == 200 and response.headers["Vary"] == "HX-Request"
+    assert response.status_code == 200 and "HX-Request" in response.vary
     doc = parse(response.data)
     (root,) = doc.top_level()
     assert root.attrs["id"] == "vocab-results" and doc.find("html") is None and doc.find("form") is None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InvalidSetting
+from .errors import N_, InvalidSetting
 from .model import LanguageModel
 from .tokenizer import Token, VocabularyTokenizer
 
@@ -39,26 +39,30 @@ class ArticleScores:
 
     def __post_init__(self):
         if not 2 <= len(self.tokens) <= MAX_TOKENS:
-            raise InvalidSetting(f"the article model needs 2 to {MAX_TOKENS} tokens, not {len(self.tokens)}")
+            raise InvalidSetting(N_("the article model needs 2 to %(max)s tokens, not %(n)s"), max=str(MAX_TOKENS),
+                                 n=len(self.tokens))
         for token in self.tokens:
             if not (0 < len(token) <= MAX_TOKEN_CHARS) or any(c.isspace() or c == "," for c in token):
-                raise InvalidSetting(f"each token must be 1 to {MAX_TOKEN_CHARS} characters without spaces or "
-                                     f"commas, not {token[:20]!r}")
+                raise InvalidSetting(
+                    N_("each token must be 1 to %(max)s characters without spaces or commas, not %(value)s"),
+                    max=MAX_TOKEN_CHARS, value=repr(token[:20]))
         if len(set(self.tokens)) != len(self.tokens):
-            raise InvalidSetting("the article model's tokens must differ from each other")
+            raise InvalidSetting(N_("the article model's tokens must differ from each other"))
         if len(self.scores) != len(self.tokens):
-            raise InvalidSetting(f"give one score per token: {len(self.tokens)} tokens, {len(self.scores)} scores")
+            raise InvalidSetting(N_("give one score per token: %(tokens)s tokens, %(scores)s scores"),
+                                 tokens=len(self.tokens), scores=len(self.scores))
         if self.kind not in KINDS:
-            raise InvalidSetting(f"scores are probabilities or logits, not {self.kind!r}")
+            raise InvalidSetting(N_("scores are probabilities or logits, not %(value)s"), value=repr(self.kind))
         self._check_scores()
 
     def _check_scores(self):
         if not all(math.isfinite(x) for x in self.scores):
-            raise InvalidSetting("every score must be a finite number")
+            raise InvalidSetting(N_("every score must be a finite number"))
         if self.kind == "logits" and any(abs(x) > MAX_LOGIT for x in self.scores):
-            raise InvalidSetting(f"logits must be from {-MAX_LOGIT:g} to {MAX_LOGIT:g}")
+            raise InvalidSetting(N_("logits must be from %(min)s to %(max)s"), min=float(-MAX_LOGIT),
+                                 max=float(MAX_LOGIT))
         if self.kind == "probabilities" and (min(self.scores) < 0 or sum(self.scores) <= 0):
-            raise InvalidSetting("probabilities must be 0 or more, and not all 0")
+            raise InvalidSetting(N_("probabilities must be 0 or more, and not all 0"))
 
     def logits(self) -> np.ndarray:
         """The logits the scores stand for: [0.1, 0.2, 0.7] -> [log 0.1, log 0.2, log 0.7]. [n_vocab]"""

@@ -30,7 +30,7 @@ from typing import Protocol
 import numpy as np
 
 from . import sampling
-from .errors import InvalidSetting
+from .errors import N_, InvalidSetting
 
 STAGES = ("penalties", "temperature", "top_k", "top_p", "min_p")
 DEFAULT_CHAIN = ("penalties", "temperature", "top_k", "top_p", "min_p")  # Hugging Face's order
@@ -57,9 +57,10 @@ def check_chain(chain: Sequence[str]) -> tuple[str, ...]:
     chain = tuple(chain)
     unknown = [name for name in chain if name not in STAGES]
     if unknown:
-        raise InvalidSetting(f"the chain has no stage {unknown[0]!r}; the stages are {', '.join(STAGES)}")
+        raise InvalidSetting(N_("the chain has no stage %(value)s; the stages are %(stages)s"), value=repr(unknown[0]),
+                             stages=", ".join(STAGES))
     if len(set(chain)) != len(chain):
-        raise InvalidSetting(f"the chain names a stage twice: {','.join(chain)}")
+        raise InvalidSetting(N_("the chain names a stage twice: %(chain)s"), chain=",".join(chain))
     return chain
 
 

@@ -1,8 +1,38 @@
-"""The errors the inference core raises for bad input, so a caller can tell the user why."""
+"""The errors the inference core raises for bad input, so a caller can tell the user why.
+
+Each message is an English msgid with %(name)s placeholders, marked with N_ so that pybabel finds
+it (babel.cfg, `-k N_`), and its figures kept apart: the web layer shows it in the page's language
+with the figures in the page's number format; str(error) is the English text. Figures given as
+numbers are quantities (ints grouped, '2,000'; floats as %g, '0.5'); identifiers and the user's own
+text are given as strings, as they should read: N_("token id %(id)s is not in the vocabulary").
+"""
+
+from __future__ import annotations
+
+
+def N_(message: str) -> str:  # noqa: N802 (gettext's name for "mark for translation, translate later")
+    """Mark message for extraction by pybabel; return it unchanged (the core knows no language)."""
+    return message
+
+
+def english(value):
+    """A figure as str(error) writes it: 2000 -> '2,000', 0.5 -> '0.5'; text as it is."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
 
 
 class InferenceError(ValueError):
-    """A request the core cannot carry out; the message is meant for the user."""
+    """A request the core cannot carry out; the message is meant for the user.
+
+    InferenceError(N_("the limit is %(limit)s"), limit=2000): str() -> 'the limit is 2,000';
+    .message -> 'the limit is %(limit)s' (the msgid), .params -> {'limit': 2000}.
+    """
+
+    def __init__(self, message: str, **params):
+        self.message = message
+        self.params = params
+        super().__init__(message % {name: english(value) for name, value in params.items()} if params else message)
 
 
 class InvalidSetting(InferenceError):

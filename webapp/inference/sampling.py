@@ -20,13 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InvalidSetting
+from .errors import N_, InvalidSetting
 
 
 def check_temperature(temperature: float) -> float:
     t = float(temperature)
     if not math.isfinite(t) or t < 0:
-        raise InvalidSetting(f"temperature must be a finite number >= 0, not {temperature!r}")
+        raise InvalidSetting(N_("temperature must be a finite number >= 0, not %(value)s"), value=repr(temperature))
     return t
 
 

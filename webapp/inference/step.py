@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from . import chain, sampling
-from .errors import InvalidSetting, InvalidTokenIds, PromptTooLong
+from .errors import N_, InvalidSetting, InvalidTokenIds, PromptTooLong
 from .model import LanguageModel
 from .tokenizer import Token
 
@@ -28,6 +28,10 @@ MAX_SEED = 2**63 - 1
 N_ROWS = 20  # rows of the logits table
 MAX_REPETITION_PENALTY = 10.0
 MAX_PENALTY = 2.0  # presence and frequency, as OpenAI's API bounds them
+PENALTY_RANGE = {
+    "presence_penalty": N_("presence penalty must be from %(min)s to %(max)s, not %(value)s"),
+    "frequency_penalty": N_("frequency penalty must be from %(min)s to %(max)s, not %(value)s"),
+}
 RANGE_ORDERS = ("probability", "vocabulary")
 
 # How a generated token came about, as the URL, the page and the exports record it; a float in
@@ -60,26 +64,28 @@ class Settings:
         object.__setattr__(self, "chain", chain.check_chain(self.chain))
         self._check_penalties()
         if self.range_order not in RANGE_ORDERS:
-            raise InvalidSetting(f"range order must be one of {', '.join(RANGE_ORDERS)}, not {self.range_order!r}")
+            raise InvalidSetting(N_("range order must be one of %(orders)s, not %(value)s"),
+                                 orders=", ".join(RANGE_ORDERS), value=repr(self.range_order))
         if self.top_k is not None and (not isinstance(self.top_k, int) or self.top_k < 1):
-            raise InvalidSetting(f"top-k must be a whole number >= 1, not {self.top_k!r}")
+            raise InvalidSetting(N_("top-k must be a whole number >= 1, not %(value)s"), value=repr(self.top_k))
         if self.top_p is not None and not (0 < self.top_p <= 1):
-            raise InvalidSetting(f"top-p must be in (0, 1], not {self.top_p!r}")
+            raise InvalidSetting(N_("top-p must be in (0, 1], not %(value)s"), value=repr(self.top_p))
         if self.min_p is not None and not (0 <= self.min_p <= 1):
-            raise InvalidSetting(f"min-p must be in [0, 1], not {self.min_p!r}")
+            raise InvalidSetting(N_("min-p must be in [0, 1], not %(value)s"), value=repr(self.min_p))
         if not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
-            raise InvalidSetting(f"seed must be a whole number from 0 to {MAX_SEED}, not {self.seed!r}")
+            raise InvalidSetting(N_("seed must be a whole number from 0 to %(max)s, not %(value)s"), max=str(MAX_SEED),
+                                 value=repr(self.seed))
 
     def _check_penalties(self):
         theta = self.repetition_penalty
         if theta is not None and not (math.isfinite(theta) and 0 < theta <= MAX_REPETITION_PENALTY):
-            raise InvalidSetting(f"repetition penalty must be above 0 and at most {MAX_REPETITION_PENALTY:g}, "
-                                 f"not {theta!r}")
+            raise InvalidSetting(N_("repetition penalty must be above 0 and at most %(max)s, not %(value)s"),
+                                 max=float(MAX_REPETITION_PENALTY), value=repr(theta))
         for name in ("presence_penalty", "frequency_penalty"):
             alpha = getattr(self, name)
             if alpha is not None and not (math.isfinite(alpha) and -MAX_PENALTY <= alpha <= MAX_PENALTY):
-                raise InvalidSetting(f"{name.replace('_', ' ')} must be from {-MAX_PENALTY:g} to {MAX_PENALTY:g}, "
-                                     f"not {alpha!r}")
+                raise InvalidSetting(PENALTY_RANGE[name], min=float(-MAX_PENALTY), max=float(MAX_PENALTY),
+                                     value=repr(alpha))
 
     @property
     def truncating(self) -> bool:
@@ -203,10 +209,12 @@ class StepResult:
 
 def encode_prompt(model: LanguageModel, prompt: str) -> tuple[Token, ...]:
     if len(prompt) > MAX_PROMPT_CHARS:
-        raise PromptTooLong(f"the prompt has {len(prompt):,} characters; the limit is {MAX_PROMPT_CHARS:,}")
+        raise PromptTooLong(N_("the prompt has %(n)s characters; the limit is %(limit)s"), n=len(prompt),
+                            limit=MAX_PROMPT_CHARS)
     tokens = tuple(model.tokenizer.encode(prompt))
     if len(tokens) >= MAX_TOKENS:  # 2,000 characters of punctuation are 2,000 tokens
-        raise PromptTooLong(f"the prompt has {len(tokens):,} tokens; the limit is {MAX_TOKENS - 1:,}")
+        raise PromptTooLong(N_("the prompt has %(n)s tokens; the limit is %(limit)s"), n=len(tokens),
+                            limit=MAX_TOKENS - 1)
     return tokens
 
 
@@ -215,14 +223,15 @@ def check_generated(model: LanguageModel, n_prompt: int, generated: Sequence[int
     model.tokenizer.check_ids(ids)
     if n_prompt + len(ids) >= MAX_TOKENS:
         n = n_prompt + len(ids)
-        raise InvalidTokenIds(f"prompt and generated tokens come to {n:,}; the limit is {MAX_TOKENS - 1:,}")
+        raise InvalidTokenIds(N_("prompt and generated tokens come to %(n)s; the limit is %(limit)s"), n=n,
+                              limit=MAX_TOKENS - 1)
     return ids
 
 
 def check_r(r: float) -> float:
     r = float(r)
     if not (math.isfinite(r) and 0 <= r < 1):
-        raise InvalidSetting(f"r must be a number in [0, 1), not {r!r}")
+        raise InvalidSetting(N_("r must be a number in [0, 1), not %(value)s"), value=repr(r))
     return r
 
 

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InvalidTokenIds
+from .errors import N_, InvalidTokenIds
 
 UNK = "<unk>"
 PARAGRAPH = "<p>"
@@ -100,7 +100,8 @@ class VocabularyTokenizer:
         """Raise InvalidTokenIds unless every id is in the vocabulary."""
         bad = [i for i in ids if not 0 <= i < len(self.vocab)]
         if bad:
-            raise InvalidTokenIds(f"token id {bad[0]} is not in the vocabulary (0 to {len(self.vocab) - 1})")
+            raise InvalidTokenIds(N_("token id %(id)s is not in the vocabulary (0 to %(last)s)"), id=str(bad[0]),
+                                  last=str(len(self.vocab) - 1))
 
 
 class WordTokenizer(VocabularyTokenizer):

@@ -10,7 +10,7 @@ as one token (' Paris'), so the word is tried with a leading space first.
 from __future__ import annotations
 
 from ..inference import LanguageModel
-from ..inference.errors import InferenceError
+from ..inference.errors import N_, InferenceError
 
 MAX_GUESS_CHARS = 40
 
@@ -23,9 +23,9 @@ def guess_token(model: LanguageModel, text: str) -> int:
     """The id of the one token that text is, else GuessRefused with the reason."""
     word = " ".join(text.split())
     if not word:
-        raise GuessRefused("type a word, or pick one of the model's top tokens")
+        raise GuessRefused(N_("type a word, or pick one of the model's top tokens"))
     if len(word) > MAX_GUESS_CHARS:
-        raise GuessRefused(f"a guess is one token: {len(word)} characters is too long")
+        raise GuessRefused(N_("a guess is one token: %(n)s characters is too long"), n=len(word))
     tokenizer = model.tokenizer
     tries = [word] if tokenizer.unk_id is not None else [" " + word, word]
     for candidate in tries:
@@ -34,8 +34,9 @@ def guess_token(model: LanguageModel, text: str) -> int:
             return tokens[0].id
     tokens = tokenizer.encode(tries[0])
     if len(tokens) == 1:
-        raise GuessRefused(f"'{word}' is not in the vocabulary of {model.name}: it would be read as <unk>, "
-                           "which the model never picks as a guess of yours. Try another word.")
+        raise GuessRefused(N_("'%(word)s' is not in the vocabulary of %(model)s: it would be read as <unk>, which the "
+                              "model never picks as a guess of yours. Try another word."), word=word, model=model.name)
     pieces = " + ".join(f"'{t.text}'" for t in tokens[:6]) + (" + …" if len(tokens) > 6 else "")
-    raise GuessRefused(f"'{word}' is {len(tokens)} tokens for {model.name}: {pieces}. The class votes on one "
-                       "token at a time: type just the first, or pick from the list.")
+    raise GuessRefused(N_("'%(word)s' is %(n)s tokens for %(model)s: %(pieces)s. The class votes on one token at a "
+                          "time: type just the first, or pick from the list."), word=word, n=len(tokens),
+                       model=model.name, pieces=pieces)

@@ -41,6 +41,7 @@ def create_app(config: dict | None = None) -> Flask:
     security.check_requests(app)  # before the cache: a request refused is never answered from it
     fetched.register(app)  # before the cache: a model fetched meanwhile changes the screens
     cache.register(app)  # before compress and security: it keeps the answer as they leave it
+    translations.vary_by_language(app)  # after the cache: the answer it keeps says Vary too
     compress.register(app)
     security.register(app)
     budget.register(app)  # after the cache: an answer from it costs nothing

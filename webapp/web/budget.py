@@ -17,6 +17,7 @@ bench/abuse.py reads. Answers from the cache (cache.py) are looked up first and 
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -26,7 +27,10 @@ from flask import Flask, abort, current_app, g, request
 from ..inference import InferenceError
 from ..inference.machinery import cost
 from ..inference.step import encode_prompt
+from .filters import fixed, thousands
 from .state import State, parse_state, state_model
+from .translations import gettext as _
+from .translations import ngettext
 
 WORK_BUDGET_SECONDS = 1.0  # estimated; the estimate is on the slow side, so a request takes less
 HEAVY_SECONDS = 0.05  # a Step of the bundled models is a few milliseconds; one of SmolLM2 is heavy
@@ -85,7 +89,7 @@ def request_work(endpoint: str, budget: Budget) -> tuple[cost.Work, str] | None:
     if endpoint in EXPORT_ENDPOINTS:
         works = cost.steps_work(model, len(prompt_ids), len(state.ids))
         total = sum((w for w in works), cost.Work())
-        return cost.Work(total.positions, total.passes, min(total.seconds, budget.seconds)), "export"
+        return cost.Work(total.positions, total.passes, min(total.seconds, budget.seconds)), _("export")
     ids = [*prompt_ids, *context_ids(endpoint, state)]
     work = cost.step_work(model, ids)
     if work.seconds > budget.heavy_seconds:  # worth asking what the KV cache holds
@@ -94,14 +98,22 @@ def request_work(endpoint: str, budget: Budget) -> tuple[cost.Work, str] | None:
         work = work + cost.step_work(model, ids)
     if state.surprise and endpoint not in STEP_ENDPOINTS:  # every generated token's step again
         work = sum(cost.steps_work(model, len(prompt_ids), len(state.ids)), work)
-    return work, f"{work.positions:,} position{'' if work.positions == 1 else 's'} of {model.name}"
+    return work, ngettext("%(num)s position of %(model)s", "%(num)s positions of %(model)s", work.positions,
+                          model=model.name)
+
+
+def describe(seconds: float) -> str:
+    """'about 0.3 s', 'about 12 s', 'about 3 min' (in the page's language and number format)."""
+    if seconds >= 120:
+        return _("about %(n)s min", n=thousands(math.ceil(seconds / 60)))
+    return _("about %(n)s s", n=fixed(seconds, 1) if seconds < 10 else thousands(round(seconds)))
 
 
 def refuse(work: cost.Work, what: str, budget: Budget) -> None:
-    abort(422, description=(
-        f"This screen would run {what}, {cost.describe(work.seconds)} of computing; the server's limit "
-        f"for one request is {cost.describe(budget.seconds)}. Shorten the prompt or the text (Back), "
-        "or choose a smaller model."))
+    abort(422, description=_(
+        "This screen would run %(what)s, %(work)s of computing; the server's limit for one request is %(limit)s. "
+        "Shorten the prompt or the text (Back), or choose a smaller model.",
+        what=what, work=describe(work.seconds), limit=describe(budget.seconds)))
 
 
 def within_deadline() -> bool:
@@ -156,8 +168,7 @@ def register(app: Flask) -> None:
             refuse(work, what, budget)
         if work.seconds > budget.heavy_seconds:
             if not slots.acquire(blocking=False):
-                abort(503, description="The server is busy with another long computation; "
-                                       "try again in a moment.")
+                abort(503, description=_("The server is busy with another long computation; try again in a moment."))
             g.heavy_slot = True
             g.deadline = time.monotonic() + budget.deadline_seconds
 

@@ -9,8 +9,9 @@ request renders; the rest are answered from here, for about what /healthz costs.
 The key is everything a view reads, and nothing else: the root path and the path, the checked
 state written back as the page writes it (State.query_string: a parameter no view reads never makes
 a new key, and "temperature=1" and "temperature=1.0" share one), the few other parameters an
-endpoint reads, the host and scheme (the share link and the QR code name them), whether htmx asks
-(fragments or the page) and whether gzip is accepted. A request whose state does not check out is
+endpoint reads, the host and scheme (the share link and the QR code name them), the page's language
+(from `lang=`, else the browser's Accept-Language: translations.py), whether htmx asks (fragments or
+the page) and whether gzip is accepted. A request whose state does not check out is
 not looked up at all: the view answers its error, and errors are never kept. Only 200 and 303
 answers to GET are kept, in a least-recently-used store bounded by RESPONSE_CACHE_BYTES (0 turns it
 off), counting each entry's key as well as its answer, so hostile input cannot grow it past that.
@@ -27,6 +28,7 @@ from flask import Flask, Response, current_app, g, request
 from ..inference import InferenceError
 from .compress import accepts_gzip
 from .state import parse_state
+from .translations import current_language
 
 # Endpoints whose answer is a pure function of the state, and the other parameters each reads.
 STATE_ENDPOINTS = {
@@ -132,6 +134,7 @@ def request_key(endpoint: str) -> tuple | None:
         query,
         request.host,
         request.scheme,
+        current_language(),  # the same state in German is another answer, whether lang= or the header chose it
         headers.get("HX-Request") == "true",
         headers.get("HX-History-Restore-Request") == "true",
         accepts_gzip(),

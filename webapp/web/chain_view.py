@@ -9,9 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..inference.chain import PRESETS, STAGES, Stage
+from ..inference.errors import N_
 from ..inference.step import StepResult
+from .translations import gettext
 
-TITLES = {"penalties": "Penalties", "temperature": "Temperature", "top_k": "Top-k", "top_p": "Top-p", "min_p": "Min-p"}
+TITLES = {"penalties": N_("Penalties"), "temperature": N_("Temperature"), "top_k": N_("Top-k"), "top_p": N_("Top-p"),
+          "min_p": N_("Min-p")}
 N_BARS = 8  # tokens per card's chart
 
 
@@ -63,7 +66,7 @@ def cards(result: StepResult) -> tuple[Card, ...]:
         bars = tuple(Bar(j, float(stage.probs_in[j]), float(stage.probs_out[j]), bool(stage.probs_out[j] > 0))
                      for j in ids)
         top = max([b.prob_in for b in bars] + [b.prob_out for b in bars] + [1e-9])
-        out.append(Card(position=i + 1, stage=stage, title=TITLES[stage.name], bars=bars, top=top,
+        out.append(Card(position=i + 1, stage=stage, title=gettext(TITLES[stage.name]), bars=bars, top=top,
                         earlier=moved(chain, i, -1), later=moved(chain, i, +1),
                         without=chain_value(chain[:i] + chain[i + 1 :])))
     return tuple(out)
@@ -72,7 +75,7 @@ def cards(result: StepResult) -> tuple[Card, ...]:
 def left_out(result: StepResult) -> tuple[tuple[str, str, str], ...]:
     """(stage, title, set_chain) for each stage the chain leaves out: adding it puts it last."""
     chain = result.settings.chain
-    return tuple((name, TITLES[name], chain_value((*chain, name))) for name in STAGES if name not in chain)
+    return tuple((name, gettext(TITLES[name]), chain_value((*chain, name))) for name in STAGES if name not in chain)
 
 
 def presets(result: StepResult) -> tuple[tuple[str, str, bool], ...]:

@@ -6,8 +6,20 @@ from flask import Flask, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from ..inference import InferenceError
+from ..inference.errors import N_
+from .translations import error_message
+from .translations import gettext as _
 
 MAX_MESSAGE_CHARS = 240
+# werkzeug's own descriptions of the errors it raises itself (a mistyped address, a POST to a page),
+# marked here so that the catalogs translate them; the app's own aborts say more, in the page's language.
+HTTP_MESSAGES = (
+    N_("The browser (or proxy) sent a request that this server could not understand."),
+    N_("The requested URL was not found on the server. If you entered the URL manually please check your "
+       "spelling and try again."),
+    N_("The method is not allowed for the requested URL."),
+    N_("The data value transmitted exceeds the capacity limit."),
+)
 
 
 def brief(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -36,14 +48,19 @@ def error_response(message: str, status: int, headers: dict | None = None):
 def register(app: Flask) -> None:
     @app.errorhandler(InferenceError)
     def bad_input(e: InferenceError):
-        return error_response(str(e), 400)
+        return error_response(error_message(e), 400)
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException):
         allow = {"Allow": e.valid_methods and ", ".join(e.valid_methods)} if hasattr(e, "valid_methods") else {}
-        return error_response(e.description or e.name, e.code or 500, allow)
+        return error_response(http_message(e), e.code or 500, allow)
 
     @app.errorhandler(Exception)
     def unexpected(e: Exception):
         app.logger.exception("unexpected error")
-        return error_response("Something went wrong on the server; the screen was left as it was.", 500)
+        return error_response(_("Something went wrong on the server; the screen was left as it was."), 500)
+
+
+def http_message(e: HTTPException) -> str:
+    """The error's description in the page's language (the app's own aborts are written in it already)."""
+    return _(e.description) if e.description in HTTP_MESSAGES else e.description or e.name

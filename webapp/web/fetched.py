@@ -19,6 +19,7 @@ from flask import Flask
 
 from ..fetch import SOURCES, fetchable
 from ..inference import UnknownModel
+from ..inference.errors import N_
 from ..inference.machinery.registry import load_model
 from ..inference.machinery.user_models import user_models_dir
 from .state import InvalidInput
@@ -69,6 +70,6 @@ def not_here(name: str, error: UnknownModel) -> InvalidInput | UnknownModel:
     """The error for a link to a model this server does not have: how to get it, if it can be fetched."""
     if name not in SOURCES:
         return error
-    return InvalidInput(f"this server does not have the model {name} yet. To get it, run "
-                        f"{fetch_command(name)} in a terminal on the server's computer (it downloads "
-                        f"about 100 MB), then reload this page.")
+    return InvalidInput(N_("this server does not have the model %(name)s yet. To get it, run %(command)s in a "
+                           "terminal on the server's computer (it downloads about 100 MB), then reload this page."),
+                        name=name, command=fetch_command(name))

@@ -23,6 +23,7 @@ from ..inference.derived.inside import (
     inside_step,
     neighbours,
 )
+from ..inference.errors import N_
 from .state import InvalidInput, State
 
 N_POSITIONS = 16  # positions the strips and matrices show: the last ones of the window
@@ -114,7 +115,7 @@ class InsidePanel:
 def build_panel(model: LanguageModel, result: StepResult, state: State) -> InsidePanel:
     """Run the step's window with its intermediates, and check the panel's settings against it."""
     if isinstance(model, ArticleModel):
-        raise InvalidInput("the article model has no forward pass to look inside: its logits are the scores typed")
+        raise InvalidInput(N_("the article model has no forward pass to look inside: its logits are the scores typed"))
     view = inside_step(model, result)
     if isinstance(view, BigramView):
         return InsidePanel(view=view, layer=0, head=0, near=0)
@@ -122,9 +123,12 @@ def build_panel(model: LanguageModel, result: StepResult, state: State) -> Insid
     head = 0 if state.head is None else state.head
     near = len(view.ids) - 1 if state.near is None else state.near
     if not 1 <= layer <= view.n_layer:
-        raise InvalidInput(f"layer must be from 1 to {view.n_layer} for {model.name}, not {layer}")
+        raise InvalidInput(N_("layer must be from 1 to %(max)s for %(model)s, not %(value)s"), max=view.n_layer,
+                           model=model.name, value=str(layer))
     if not 0 <= head < view.n_head:
-        raise InvalidInput(f"head must be from 0 to {view.n_head - 1} for {model.name}, not {head}")
+        raise InvalidInput(N_("head must be from 0 to %(max)s for %(model)s, not %(value)s"), max=view.n_head - 1,
+                           model=model.name, value=str(head))
     if not 0 <= near < len(view.ids):
-        raise InvalidInput(f"near must be a position the model read, from 0 to {len(view.ids) - 1}, not {near}")
+        raise InvalidInput(N_("near must be a position the model read, from 0 to %(max)s, not %(value)s"),
+                           max=str(len(view.ids) - 1), value=str(near))
     return InsidePanel(view=view, layer=layer, head=head, near=near)

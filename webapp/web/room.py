@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import segno
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
+from ..inference.errors import N_
 from ..room import codes
 from ..room.guess import guess_token
 from ..room.rounds import next_round
@@ -28,6 +29,7 @@ from . import room_support as rs
 from .screen import build_screen
 from .share import LOOPBACK, reach
 from .state import InvalidInput, State
+from .translations import gettext as _
 from .views import is_htmx, public_url, share_url, state_links
 
 bp = Blueprint("room", __name__)
@@ -59,17 +61,17 @@ def start():
     state = rs.state_from_url(request.form.get("from", "/"))
     key, now = codes.new_secret(), rs.now()
     try:
-        for _ in range(MAX_ATTEMPTS):
+        for _attempt in range(MAX_ATTEMPTS):
             room = Room(code=codes.new_code(), key_hash=codes.key_hash(key), state=rs.encode_state(state),
                         created=now, touched=now)
             if rs.store().create(room, current_app.config["ROOM_MAX_ROOMS"]):
                 break
         else:
-            abort(503, description="could not find a free room code; try again.")
+            abort(503, description=_("could not find a free room code; try again."))
     except RoomsFull:
-        abort(503, description="the server has as many open rooms as it allows; try again later.")
+        abort(503, description=_("the server has as many open rooms as it allows; try again later."))
     rs.store().purge(now)
-    response = redirect(url_for(".teach", code=room.code), code=303)
+    response = redirect(url_for(".teach", code=room.code, lang=state.lang), code=303)
     response.set_cookie(rs.TEACHER_COOKIE, key, max_age=int(current_app.config["ROOM_IDLE_SECONDS"]) + 3600,
                         path=rs.room_cookie_path(room.code), httponly=True, samesite="Strict", secure=rs.secure())
     return response
@@ -140,7 +142,7 @@ def settings(code: str):
         value = request.form.get(name)
         if value is not None:
             if value not in ("0", "1"):
-                raise InvalidInput(f"{name} must be 1 or 0")
+                raise InvalidInput(N_("%(name)s must be 1 or 0"), name=name)
             changes[name] = value == "1"
     state = rs.state_of(room)
     if "votes_on" in changes:  # class votes hide each next pick until Reveal; the one on screen stays shown
@@ -154,7 +156,7 @@ def settings(code: str):
 def apply(room: Room, state: State, action: str, **changes) -> Room:
     """Store the new screen and whatever it does to the vote; count a round the teacher revealed."""
     store = rs.store()
-    for _ in range(MAX_ATTEMPTS):
+    for _attempt in range(MAX_ATTEMPTS):
         change = next_round(replace(room, **changes), *rs.step_keys(state))
         fields = {"state": rs.encode_state(state), "action": action, **changes, **change.fields()}
         if change.revealed:
@@ -164,7 +166,7 @@ def apply(room: Room, state: State, action: str, **changes) -> Room:
         if updated is not None:
             return updated
         room = rs.find_room(room.code)  # another change came first: decide again from it
-    abort(409, description="the room changed too often at once; try again.")
+    abort(409, description=_("the room changed too often at once; try again."))
 
 
 def counter(state: State, round_: int):
@@ -219,13 +221,13 @@ def join():
     nickname = codes.clean_nickname(request.form.get("nickname"))
     if room is None:
         rs.limit(f"join-failed:{address}", current_app.config["ROOM_FAILED_JOINS_PER_MINUTE"])
-        message = "There is no open room with that code. Codes have 8 letters and digits (no 0, O, 1 or I)."
+        message = _("There is no open room with that code. Codes have 8 letters and digits (no 0, O, 1 or I).")
         return render_template("room/join.html", code=typed, nickname=nickname, message=message), 404
     student = request.cookies.get(rs.STUDENT_COOKIE + code)
     if not codes.is_secret_shaped(student):
         student = codes.new_secret()
     if not rs.store().join(code, student, nickname, current_app.config["ROOM_MAX_STUDENTS"]):
-        abort(409, description="this room is full; ask the teacher to start another.")
+        abort(409, description=_("this room is full; ask the teacher to start another."))
     response = redirect(url_for(".follow", code=code), code=303)
     age = int(current_app.config["ROOM_IDLE_SECONDS"]) + 3600
     response.set_cookie(rs.STUDENT_COOKIE + code, student, max_age=age, httponly=True,
@@ -294,7 +296,7 @@ def me(code: str):
     room = rs.find_room(code)
     student = rs.student_id(room)
     if student is None:
-        abort(403, description="join the room first.")
+        abort(403, description=_("join the room first."))
     return render_template("room/_me.html", oob=False, **student_context(room, student))
 
 
@@ -305,18 +307,18 @@ def vote(code: str):
     room = rs.find_room(code)
     student = request.cookies.get(rs.STUDENT_COOKIE + code)  # the store checks that the student is in the room
     if not codes.is_secret_shaped(student):
-        abort(403, description="join the room first: only students in the room can vote.")
+        abort(403, description=_("join the room first: only students in the room can vote."))
     round_text = request.form.get("round", "")
     if not (round_text.isascii() and round_text.isdigit()):
-        raise InvalidInput("the vote must say which step it is for")
+        raise InvalidInput(N_("the vote must say which step it is for"))
     token = read_guess(room)
     outcome = rs.store().vote(code, int(round_text), student, token)  # only while that round is open
     if outcome is Vote.CLOSED:
-        abort(409, description="voting on that step has closed: the teacher has revealed it or moved on.")
+        abort(409, description=_("voting on that step has closed: the teacher has revealed it or moved on."))
     if outcome is Vote.NOT_JOINED:
-        abort(403, description="join the room first: only students in the room can vote.")
+        abort(403, description=_("join the room first: only students in the room can vote."))
     if outcome is Vote.TOO_MANY:
-        abort(429, description="you have changed your vote on this step too often; it stays as it is.")
+        abort(429, description=_("you have changed your vote on this step too often; it stays as it is."))
     if is_htmx():  # the line that says the vote; the rest of the student's part has not changed
         return render_template("room/_my_vote.html", room=room, my_vote=token,
                                token_text=rs.room_model(room).tokenizer.token_text)
@@ -329,7 +331,7 @@ def read_guess(room: Room) -> int:
     token = request.form.get("token", "").strip()
     if token:
         if not (token.isascii() and token.isdigit()) or len(token) > 9:
-            raise InvalidInput(f"token must be a token id, not {token[:20]!r}")
+            raise InvalidInput(N_("token must be a token id, not %(value)s"), value=repr(token[:20]))
         model.tokenizer.check_ids([int(token)])
         return int(token)
     return guess_token(model, request.form.get("text", ""))

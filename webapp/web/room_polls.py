@@ -4,16 +4,19 @@ Most of what a lecture hall sends is one question, "has the teacher's screen cha
 N?" (GET /room/CODE/screen with If-None-Match), and the answer is one read of the room's version
 from the store: 304 while it is the same. When it changes, a thousand students ask for the same new
 screen within a second; the first request in each process renders it (room.follow_screen) and the
-answer, headers and all, is kept here by (room, version, gzip) for the rest.
+answer, headers and all, is kept here by (room, version, language, gzip) for the rest: each student
+reads the screen in their own language (translations.choose_language, from the same request).
 """
 
 from __future__ import annotations
 
 import re
+from urllib.parse import parse_qs
 
 from flask import Flask
 
 from . import room_support as rs
+from .translations import choose_language
 
 SCREEN_PATH = re.compile(r"^/room/([A-Z0-9]{8})/screen$")
 KEPT_SCREENS = 64
@@ -39,13 +42,15 @@ class StudentPolls:
             start_response("304 Not Modified", [("ETag", etag), ("Cache-Control", "no-cache")])
             return [b""]
         gz = "gzip" in environ.get("HTTP_ACCEPT_ENCODING", "").lower()
-        kept = self.screens.get((code, version, gz))
+        lang = parse_qs(environ.get("QUERY_STRING", "")).get("lang", [None])[0]
+        language, _ = choose_language(lang, environ.get("HTTP_ACCEPT_LANGUAGE", ""))
+        kept = self.screens.get((code, version, language, gz))
         if kept is not None:
             start_response("200 OK", kept[0])
             return [kept[1]]
-        return self.render(environ, start_response, code, gz)
+        return self.render(environ, start_response, (code, language, gz))
 
-    def render(self, environ, start_response, code: str, gz: bool):
+    def render(self, environ, start_response, key: tuple[str, str, bool]):
         """Let the app render the screen; keep a 200 under the version its ETag names."""
         answer = {}
 
@@ -63,5 +68,6 @@ class StudentPolls:
             etag = dict((k.lower(), v) for k, v in answer["headers"]).get("etag", "")
             version = etag.strip('"').rpartition("-")[2]
             if version.isdigit():
-                self.screens.put((code, int(version), gz), (answer["headers"], body))
+                code, language, gz = key
+                self.screens.put((code, int(version), language, gz), (answer["headers"], body))
         return [body]

@@ -31,6 +31,7 @@ from ..room.store import (
 )
 from ..room.votes import RoundResult, record, running
 from .state import State, parse_state, state_model
+from .translations import gettext as _
 
 TEACHER_COOKIE = "tbt_teacher"
 STUDENT_COOKIE = "tbt_student_"  # + the room's code: joining the same room again keeps the same student
@@ -76,15 +77,15 @@ def check_origin() -> None:
     """Refuse a POST that another site's page made (a foreign Origin), or that says nothing of where it came from."""
     source = request.headers.get("Origin") or request.headers.get("Referer")
     if not source or source == "null":
-        abort(403, description="this change must come from a page of this site (the request has no Origin).")
+        abort(403, description=_("this change must come from a page of this site (the request has no Origin)."))
     if urlsplit(source).netloc != request.host:
-        abort(403, description="this change must come from a page of this site, not from another address.")
+        abort(403, description=_("this change must come from a page of this site, not from another address."))
 
 
 def find_room(code: str) -> Room:
     room = store().get(code, now()) if codes.normalise_code(code) == code else None
     if room is None:
-        abort(404, description="there is no open room with that code: it may have ended, or the code is mistyped.")
+        abort(404, description=_("there is no open room with that code: it may have ended, or the code is mistyped."))
     return room
 
 
@@ -95,7 +96,8 @@ def is_teacher(room: Room) -> bool:
 def teacher_room(code: str) -> Room:
     room = find_room(code)
     if not is_teacher(room):
-        abort(403, description="only the teacher who started this room can change it (this browser has not its key).")
+        abort(403, description=_("only the teacher who started this room can change it "
+                                 "(this browser has not its key)."))
     return room
 
 
@@ -109,7 +111,7 @@ def student_id(room: Room) -> str | None:
 
 def limit(key: str, per_minute: int) -> None:
     if not store().hit(key, per_minute, 60, now()):
-        abort(429, description="too many requests; wait a minute and try again.")
+        abort(429, description=_("too many requests; wait a minute and try again."))
 
 
 def client_address() -> str:

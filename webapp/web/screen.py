@@ -12,12 +12,14 @@ from ..inference.derived import explain
 from ..inference.derived.compare import Comparison, at_temperatures
 from ..inference.derived.many import ManySample, sample_many
 from ..inference.derived.uncertainty import TextSurprise, Uncertainty, text_surprise, uncertainty
+from ..inference.errors import N_
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
 from . import chain_view
 from .filters import pick_digits, range_digits
 from .inside import InsidePanel, build_panel
 from .labels import token_labels
 from .state import FORCED, State, state_model
+from .translations import gettext, ngettext
 
 PRESENTER_ROWS = 8
 SURPRISE_BINS = (1, 2, 4, 6, 8)  # bits: the upper ends of the text's shades; above 8 bits, the darkest
@@ -25,10 +27,10 @@ SURPRISE_BINS = (1, 2, 4, 6, 8)  # bits: the upper ends of the text's shades; ab
 
 # What the text shows for a generated token that has no word of its own, and what that mark means.
 MARKS = {
-    "paragraph": ("¶", "a paragraph break"),
-    "line": ("↵", "a line break"),
-    "space": ("␣", "a token of spaces only"),
-    "partial": ("◌", "bytes that do not make a whole character yet: the token after them completes it"),
+    "paragraph": ("¶", N_("a paragraph break")),
+    "line": ("↵", N_("a line break")),
+    "space": ("␣", N_("a token of spaces only")),
+    "partial": ("◌", N_("bytes that do not make a whole character yet: the token after them completes it")),
 }
 
 
@@ -154,7 +156,7 @@ class Screen:
     def marks(self) -> list[tuple[str, str]]:
         """The signs the text uses, each with what it stands for: [('¶', 'a paragraph break')]."""
         kinds = {piece.kind for piece in self.pieces}
-        return [MARKS[kind] for kind in MARKS if kind in kinds]
+        return [(MARKS[kind][0], gettext(MARKS[kind][1])) for kind in MARKS if kind in kinds]
 
     @cached_property
     def inside(self) -> InsidePanel | None:
@@ -211,7 +213,8 @@ class Screen:
     def rest_parts(self) -> list[tuple[int, str]]:
         """How the tokens under the table divide, for the footer: [(12, 'cut'), (4,968, 'at p = 0')], kept left out."""
         rest = self.result.rest
-        return [(n, words) for n, words in ((rest.cut_count, "cut"), (rest.zero_count, "at p = 0")) if n]
+        return [(n, words) for n, words in ((rest.cut_count, ngettext("cut", "cut", rest.cut_count)),
+                                            (rest.zero_count, gettext("at p = 0"))) if n]
 
     @property
     def at_limit(self) -> bool:
@@ -265,7 +268,8 @@ class Screen:
     def surprise_bins(self) -> tuple[str, ...]:
         """The legend's labels, one per shade."""
         edges = (0, *SURPRISE_BINS)
-        return (*(f"{a}–{b} bits" for a, b in zip(edges, edges[1:], strict=False)), f"{SURPRISE_BINS[-1]}+ bits")
+        return (*(gettext("%(low)s–%(high)s bits", low=a, high=b) for a, b in zip(edges, edges[1:], strict=False)),
+                gettext("%(low)s+ bits", low=SURPRISE_BINS[-1]))
 
 
 def n_rows(state: State) -> int:

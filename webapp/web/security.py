@@ -12,7 +12,9 @@ import re
 
 from flask import Flask, abort, request
 
+from .filters import thousands
 from .state import check_prompt
+from .translations import gettext as _
 
 # The longest query string the page can make: a 2,000-character prompt, percent-encoded (up to 12
 # bytes a character), plus up to 1,023 ids of "%2C" and 4 digits, comes to about 31 KB. Twice that
@@ -76,7 +78,8 @@ def check_requests(app: Flask) -> None:
         whichever server runs the app and whatever the route."""
         length, limit = request.content_length, app.config["MAX_CONTENT_LENGTH"]
         if length is not None and limit is not None and length > limit:
-            abort(413, description=f"the request body is too large ({length:,} bytes; the limit is {limit:,}).")
+            abort(413, description=_("the request body is too large (%(n)s bytes; the limit is %(limit)s).",
+                                     n=thousands(length), limit=thousands(limit)))
 
     @app.before_request
     def check_the_query_string():
@@ -84,15 +87,16 @@ def check_requests(app: Flask) -> None:
         try:  # werkzeug decodes the raw query strictly: a stray byte such as 0xFF would be a 500
             query.decode("utf-8")
         except UnicodeDecodeError:
-            abort(400, description="the address has characters that are not UTF-8 text; "
-                                   "type the prompt in the box instead of the address bar.")
+            abort(400, description=_("the address has characters that are not UTF-8 text; "
+                                     "type the prompt in the box instead of the address bar."))
         if _CONTROL_BYTES.search(query):  # a browser sends them escaped (%0D); raw, a redirect could not carry them
-            abort(400, description="the address has control characters that are not escaped; "
-                                   "type the prompt in the box instead of the address bar.")
+            abort(400, description=_("the address has control characters that are not escaped; "
+                                     "type the prompt in the box instead of the address bar."))
         if len(query) > MAX_QUERY_BYTES:
             check_prompt(request.args.get("prompt", ""))  # the usual culprit: say so, as reading the state would
-            abort(414, description=f"the address is too long ({len(query):,} bytes; the limit is "
-                                   f"{MAX_QUERY_BYTES:,}). Shorten the prompt or press Reset.")
+            abort(414, description=_("the address is too long (%(n)s bytes; the limit is %(limit)s). "
+                                     "Shorten the prompt or press Reset.",
+                                     n=thousands(len(query)), limit=thousands(MAX_QUERY_BYTES)))
 
 
 

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 from ..inference import InferenceError, LanguageModel, Settings, get_model
 from ..inference.article import ARTICLE, ArticleModel, ArticleScores
 from ..inference.chain import DEFAULT_CHAIN, STAGES
+from ..inference.errors import N_
 from ..inference.model import Tokenizer
 from ..inference.step import FORCED, MAX_PROMPT_CHARS, MAX_TOKENS, SEEDED
 
@@ -30,7 +31,8 @@ SHARE_SAFE = ","  # a link pasted into a chat or an e-mail: many end a link at a
 # `guide` is not carried: the guided run (guide=1), or its absence on a shared link (guide=0), belongs
 # to the link that asked for it.
 HIDDEN_FIELDS = ("ids", "src", "at", "reveal", "present", "inside", "layer", "head", "near", "chain", "many",
-                 "surprise")
+                 "surprise", "lang")
+LANGUAGES = ("en", "es", "de", "fr", "zh")  # the page's languages (translations.py names them)
 SAMPLE_MANY = (100, 1000, 10000)  # "Sample N times" from the step's final distribution
 PENALTIES = ("repetition_penalty", "presence_penalty", "frequency_penalty")
 
@@ -66,6 +68,7 @@ class State:
     many: int | None = None  # "Sample N times": one of SAMPLE_MANY, or None
     surprise: bool = False  # the text coloured by how surprising each token was
     article: ArticleScores | None = None  # the article model's tokens and scores (model "article" only)
+    lang: str | None = None  # the page's language, one of LANGUAGES; None: the browser's choice
 
     def __post_init__(self):
         if not self.sources:
@@ -91,7 +94,7 @@ class State:
         optional = {"at": self.at, "r": None if self.next_r is None else repr(self.next_r),
                     "predict": self.predict or None, "reveal": self.revealed or None, "present": self.present or None,
                     "guide": self.guide, "inside": self.inside or None, "layer": self.layer, "head": self.head,
-                    "near": self.near, "many": self.many, "surprise": self.surprise or None}
+                    "near": self.near, "many": self.many, "surprise": self.surprise or None, "lang": self.lang}
         q.update({k: "1" if v is True else "0" if v is False else str(v) for k, v in optional.items() if v is not None})
         return q
 
@@ -216,10 +219,12 @@ def _number(args: Mapping[str, str], name: str, kind, default):
     try:
         value = kind(text)
     except (TypeError, ValueError):
-        what = "a whole number" if kind is int else "a number"
-        raise InvalidInput(f"{name.replace('_', '-')} must be {what}, not {text[:40]!r}") from None
+        message = N_("%(name)s must be a whole number, not %(value)s") if kind is int else \
+            N_("%(name)s must be a number, not %(value)s")
+        raise InvalidInput(message, name=name.replace("_", "-"), value=repr(text[:40])) from None
     if kind is float and not math.isfinite(value):
-        raise InvalidInput(f"{name.replace('_', '-')} must be a finite number, not {text[:40]!r}")
+        raise InvalidInput(N_("%(name)s must be a finite number, not %(value)s"), name=name.replace("_", "-"),
+                           value=repr(text[:40]))
     return value
 
 
@@ -230,17 +235,18 @@ def parse_ids(text: str) -> tuple[int, ...]:
         return ()
     parts = text.split(",")
     if len(parts) >= MAX_TOKENS:
-        raise InvalidInput(f"ids has {len(parts):,} entries; the limit is {MAX_TOKENS - 1:,}")
+        raise InvalidInput(N_("ids has %(n)s entries; the limit is %(limit)s"), n=len(parts), limit=MAX_TOKENS - 1)
     try:
         return tuple(int(p) for p in parts)
     except ValueError:
-        raise InvalidInput("ids must be whole numbers separated by commas, e.g. 12,5,7") from None
+        raise InvalidInput(N_("ids must be whole numbers separated by commas, e.g. 12,5,7")) from None
 
 
 def check_prompt(prompt: str) -> str:
     """Return the prompt if it is within MAX_PROMPT_CHARS; else say how long it is."""
     if len(prompt) > MAX_PROMPT_CHARS:
-        raise InvalidInput(f"the prompt has {len(prompt):,} characters; the limit is {MAX_PROMPT_CHARS:,}")
+        raise InvalidInput(N_("the prompt has %(n)s characters; the limit is %(limit)s"), n=len(prompt),
+                           limit=MAX_PROMPT_CHARS)
     return prompt
 
 
@@ -253,12 +259,13 @@ def parse_settings(args: Mapping[str, str]) -> Settings:
     """Read temperature, truncation and seed; Settings checks their ranges."""
     temperature = _number(args, "temperature", float, 1.0)
     if not 0 <= temperature <= MAX_TEMPERATURE:
-        raise InvalidInput(f"temperature must be from 0 to {MAX_TEMPERATURE:g}, not {temperature:g}")
+        raise InvalidInput(N_("temperature must be from 0 to %(max)s, not %(value)s"), max=MAX_TEMPERATURE,
+                           value=temperature)
     penalties = {name: _number(args, name, float, None) for name in PENALTIES}
     range_order = args.get("range_order", "").strip() or "probability"
     top_k = _number(args, "top_k", int, None)
     if top_k is not None and top_k > MAX_TOP_K:
-        raise InvalidInput(f"top-k must be at most {MAX_TOP_K:,}, not {str(top_k)[:20]}…")
+        raise InvalidInput(N_("top-k must be at most %(max)s, not %(value)s…"), max=MAX_TOP_K, value=str(top_k)[:20])
     return Settings(temperature=temperature, top_k=top_k,
                     top_p=_number(args, "top_p", float, None), min_p=_number(args, "min_p", float, None),
                     seed=_number(args, "seed", int, DEFAULT_SEED), chain=parse_chain(args), range_order=range_order,
@@ -278,7 +285,7 @@ def parse_chain(args: Mapping[str, str]) -> tuple[str, ...]:
         return ()
     names = tuple(name.strip() for name in text.split(","))
     if len(names) > len(STAGES):
-        raise InvalidInput(f"the chain has at most {len(STAGES)} stages, not {len(names)}")
+        raise InvalidInput(N_("the chain has at most %(max)s stages, not %(n)s"), max=len(STAGES), n=len(names))
     return names
 
 
@@ -308,7 +315,8 @@ def parse_many(args: Mapping[str, str]) -> int | None:
         return None
     many = _number(args, "many", int, None) if many is None else many
     if many is not None and many not in SAMPLE_MANY:
-        raise InvalidInput(f"many must be one of {', '.join(map(str, SAMPLE_MANY))}, not {many}")
+        raise InvalidInput(N_("many must be one of %(choices)s, not %(value)s"),
+                           choices=", ".join(map(str, SAMPLE_MANY)), value=str(many))
     return many
 
 
@@ -324,11 +332,14 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
     sources = parse_sources(args.get("src", ""), len(ids))
     at = _number(args, "at", int, None)
     if at is not None and not 0 <= at < len(ids):
-        which = f"from 0 to {len(ids) - 1}" if ids else "and there are none yet"
-        raise InvalidInput(f"at must be the index of a generated token, {which}; not {at}")
+        if ids:
+            raise InvalidInput(N_("at must be the index of a generated token, from 0 to %(last)s; not %(value)s"),
+                               last=str(len(ids) - 1), value=str(at))
+        raise InvalidInput(N_("at must be the index of a generated token, and there are none yet; not %(value)s"),
+                           value=str(at))
     next_r = _number(args, "r", float, None)
     if next_r is not None and not 0 <= next_r < 1:
-        raise InvalidInput(f"r must be a number in [0, 1), not {next_r:g}")
+        raise InvalidInput(N_("r must be a number in [0, 1), not %(value)s"), value=next_r)
     flags = {name: _flag(args, name) for name in ("predict", "reveal", "present", "inside", "surprise")}
     guide = _flag(args, "guide") if args.get("guide", "").strip() else None
     inside = {name: _number(args, name, int, None) for name in ("layer", "head", "near")}
@@ -339,18 +350,28 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
         inside["near"] = near
     for name, value in inside.items():  # their upper bounds depend on the model and the window: the panel checks
         if value is not None and not 0 <= value <= MAX_TOKENS:
-            raise InvalidInput(f"{name} must be a whole number from 0 to {MAX_TOKENS}, not {value}")
+            raise InvalidInput(N_("%(name)s must be a whole number from 0 to %(max)s, not %(value)s"), name=name,
+                               max=str(MAX_TOKENS), value=str(value))
     return State(prompt=prompt, model=model, ids=ids, settings=settings, sources=sources, at=at, next_r=next_r,
                  predict=flags["predict"], revealed=flags["reveal"], present=flags["present"], guide=guide,
                  inside=flags["inside"], many=parse_many(args), surprise=flags["surprise"], article=article,
-                 **inside)
+                 lang=parse_lang(args), **inside)
+
+
+def parse_lang(args: Mapping[str, str]) -> str | None:
+    """'de' -> 'de' (the page's language); none given -> None (the browser's Accept-Language chooses)."""
+    lang = args.get("lang", "").strip().lower()
+    if lang and lang not in LANGUAGES:
+        raise InvalidInput(N_("lang must be one of %(languages)s, not %(value)s"), languages=", ".join(LANGUAGES),
+                           value=repr(lang[:20]))
+    return lang or None
 
 
 def parse_layer_head(text: str) -> tuple[int, int]:
     """'2,3' -> (2, 3): a layer and a head of the panel "Inside the forward pass", from one button."""
     parts = text.strip().split(",")
     if len(parts) != 2 or not all(p.strip().isascii() and p.strip().isdigit() and len(p.strip()) < 6 for p in parts):
-        raise InvalidInput(f"set-head must be a layer and a head, e.g. 2,3; not {text[:20]!r}")
+        raise InvalidInput(N_("set-head must be a layer and a head, e.g. 2,3; not %(value)s"), value=repr(text[:20]))
     return int(parts[0]), int(parts[1])
 
 
@@ -358,7 +379,7 @@ def parse_token(args: Mapping[str, str], vocabulary: Tokenizer) -> int:
     """The token id that `choose` puts in the text: '17' -> 17, checked against the vocabulary."""
     token = args.get("token", "").strip()
     if not (token.isascii() and token.isdigit()):
-        raise InvalidInput(f"token must be a token id, not {token[:20]!r}")
+        raise InvalidInput(N_("token must be a token id, not %(value)s"), value=repr(token[:20]))
     vocabulary.check_ids([int(token)])
     return int(token)
 
@@ -367,14 +388,15 @@ def parse_search(args: Mapping[str, str], default_model: str) -> tuple[str, str]
     """(model name, search text) of a vocabulary search: a search longer than MAX_QUERY_CHARS is refused."""
     query = args.get("q", "")
     if len(query) > MAX_QUERY_CHARS:
-        raise InvalidInput(f"the search has {len(query):,} characters; the limit is {MAX_QUERY_CHARS}")
+        raise InvalidInput(N_("the search has %(n)s characters; the limit is %(limit)s"), n=len(query),
+                           limit=MAX_QUERY_CHARS)
     return model_name(args, default_model), query
 
 
 def _flag(args: Mapping[str, str], name: str) -> bool:
     value = args.get(name, "").strip().lower()
     if value not in ("", "0", "1", "on", "true", "false"):
-        raise InvalidInput(f"{name} must be 1 or 0, not {value[:20]!r}")
+        raise InvalidInput(N_("%(name)s must be 1 or 0, not %(value)s"), name=name, value=repr(value[:20]))
     return value in ("1", "on", "true")
 
 
@@ -384,7 +406,8 @@ def parse_sources(text: str, n: int) -> tuple[str | float, ...]:
         return (SEEDED,) * n
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != n:
-        raise InvalidInput(f"src must have one entry per generated id ({n}), not {len(parts)}")
+        raise InvalidInput(N_("src must have one entry per generated id (%(n)s), not %(given)s"), n=str(n),
+                           given=str(len(parts)))
     return tuple(_source(p) for p in parts)
 
 
@@ -396,5 +419,6 @@ def _source(text: str) -> str | float:
     except ValueError:
         r = math.nan
     if not (math.isfinite(r) and 0 <= r < 1):
-        raise InvalidInput(f"each src entry must be s (seeded), f (forced) or an r in [0, 1), not {text[:20]!r}")
+        raise InvalidInput(N_("each src entry must be s (seeded), f (forced) or an r in [0, 1), not %(value)s"),
+                           value=repr(text[:20]))
     return r

@@ -1,10 +1,194 @@
-"""The page's language: gettext in the templates (`{{ _("Step") }}`, `{% trans %}`)."""
+"""The page's language: which one a request gets, its gettext catalog, and its number formats.
+
+The language is part of the screen's state (`lang=` in the URL, state.py), so a shared link and the
+QR code open in the sender's language. A request without `lang=` gets the best of the browser's
+Accept-Language, else English, and its answer says `Vary: Accept-Language`. The catalogs are
+webapp/translations/<lang>/LC_MESSAGES/messages.po (see the README's section for translators);
+the core marks its messages with `N_` (inference/errors.py) and they are translated here.
+"""
 
 from __future__ import annotations
 
-from flask import Flask
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
+from pathlib import Path
+from typing import NamedTuple
+from urllib.parse import urlencode
+
+from babel.support import NullTranslations, Translations
+from flask import Flask, g, request
+from flask_babel import Babel
+
+from ..inference import InferenceError
+from . import filters
+
+TRANSLATIONS_DIR = Path(__file__).resolve().parent.parent / "translations"
+DEFAULT_LANGUAGE = "en"
+# Each language of state.LANGUAGES: its name in its own language (the switcher), its tag for <html lang>.
+NAMES = {
+    "en": ("English", "en"),
+    "es": ("Español", "es"),
+    "de": ("Deutsch", "de"),
+    "fr": ("Français", "fr"),
+    "zh": ("中文", "zh-Hans"),  # Simplified Chinese
+}
+# Endpoints whose links carry the request's own lang= (the stepper's links carry it in the state).
+KEEPS_LANG = ("room.", "stepper.vocabulary")
+TRADITIONAL_CHINESE = {"tw", "hk", "mo", "hant"}  # these readers are not served the Simplified catalog
+
+ENGLISH = NullTranslations()  # English is the msgids themselves
+_translations: ContextVar[NullTranslations] = ContextVar("translations", default=ENGLISH)
+
+
+def negotiate(accept_language: str) -> tuple[str, ...]:
+    """The supported languages an Accept-Language header asks for, most wanted first.
+
+    'de-AT,de;q=0.9,en;q=0.5' -> ('de', 'en'); 'zh-CN' -> ('zh',); 'zh-TW' -> (); 'pt-BR' -> ().
+    """
+    wanted = []
+    for position, part in enumerate(accept_language.split(",")[:20]):
+        tag, _, params = part.strip().partition(";")
+        quality = 1.0
+        if params.strip().startswith("q="):
+            try:
+                quality = float(params.strip()[2:])
+            except ValueError:
+                quality = 0.0
+        subtags = tag.strip().lower().replace("_", "-").split("-")
+        if subtags[0] not in NAMES or quality <= 0:
+            continue
+        if subtags[0] == "zh" and TRADITIONAL_CHINESE.intersection(subtags[1:]):
+            continue
+        wanted.append((-quality, position, subtags[0]))
+    return tuple(dict.fromkeys(lang for _, _, lang in sorted(wanted)))
+
+
+def choose_language(lang: str | None, accept_language: str) -> tuple[str, bool]:
+    """The request's language and whether the browser's header chose it (then the answer varies by it).
+
+    ('de', ...) -> ('de', False); (None, 'fr;q=0.8') -> ('fr', True); an unknown lang -> the header's
+    choice (state.py refuses it with a 400, and the message is in the header's language).
+    """
+    lang = (lang or "").strip().lower()
+    if lang in NAMES:
+        return lang, False
+    return next(iter(negotiate(accept_language)), DEFAULT_LANGUAGE), True
+
+
+def current_language() -> str:
+    """The language of the request being answered ('en' outside a request)."""
+    return g.get("language", DEFAULT_LANGUAGE) if g else DEFAULT_LANGUAGE
+
+
+def lang_param() -> str | None:
+    """The `lang=` the request's URL gave, if any: a page passes it on to the fragments it asks for."""
+    return g.language if g and not g.get("language_from_header", True) else None
+
+
+def html_lang() -> str:
+    """The tag for <html lang>: 'de', 'zh-Hans'."""
+    return NAMES[current_language()][1]
+
+
+def gettext(message: str, **params) -> str:
+    """Translate message into the request's language and fill in its %(name)s placeholders."""
+    text = _translations.get().gettext(message)
+    return text % params if params else text
+
+
+def ngettext(singular: str, plural: str, n: int, **params) -> str:
+    """The plural form for n in the request's language; %(num)s is n, written as the locale writes it."""
+    text = _translations.get().ngettext(singular, plural, n)
+    return text % {"num": filters.thousands(n), **params}
+
+
+def local_params(params: Mapping) -> dict:
+    """A message's figures as the page's locale writes them: 2000 -> '2.000' in German; text as it is."""
+    return {name: filters.message_number(value) for name, value in params.items()}
+
+
+def error_message(error: InferenceError) -> str:
+    """An error of the core (or of state.py), in the request's language: its msgid and its figures."""
+    return gettext(error.message, **local_params(error.params))
+
+
+class LanguageLink(NamedTuple):
+    """One entry of the switcher: Deutsch (tag 'de'), this screen's URL with lang=de, whether it is the page's."""
+
+    code: str
+    name: str
+    tag: str
+    url: str
+    current: bool
+
+
+def switcher_links(url_for_language: Callable[[str], str]) -> list[LanguageLink]:
+    """The switcher's entries, one per language; url_for_language('de') -> this screen in German."""
+    here = current_language()
+    return [LanguageLink(code, name, tag, url_for_language(code), code == here)
+            for code, (name, tag) in NAMES.items()]
+
+
+def here_in(code: str) -> str:
+    """This address with lang=code: a page read by GET keeps its query; after a POST, the page's path."""
+    try:
+        args = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"] if request.method == "GET" else []
+    except UnicodeDecodeError:  # the error page of an address that is not UTF-8: its path only
+        args = []
+    return f"{request.path}?{urlencode([*args, ('lang', code)])}"
 
 
 def register(app: Flask) -> None:
-    app.jinja_env.add_extension("jinja2.ext.i18n")
-    app.jinja_env.install_null_translations(newstyle=True)
+    """Choose each request's language first (before the answer cache looks it up), then install gettext."""
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS_DIR))
+    Babel(app, locale_selector=current_language)
+    catalogs = {code: load_catalog(code) for code in NAMES}
+    # Jinja's own newstyle gettext (autoescaping, %-formatting), reading this request's catalog directly.
+    app.jinja_env.install_gettext_callables(
+        gettext=lambda s: _translations.get().gettext(s),
+        ngettext=lambda s, p, n: _translations.get().ngettext(s, p, n),
+        newstyle=True,
+    )
+    app.jinja_env.globals.update(html_lang=html_lang, current_language=current_language,
+                                 language_links=lambda: switcher_links(here_in), lang_param=lang_param)
+
+    @app.url_defaults
+    def keep_language(endpoint: str | None, values: dict) -> None:
+        """A page without a screen's state (the class room, the vocabulary) passes a chosen lang on to its links."""
+        if endpoint and endpoint.startswith(KEEPS_LANG) and "lang" not in values and (lang := lang_param()):
+            values["lang"] = lang
+
+    @app.before_request
+    def choose():
+        try:
+            lang = request.args.get("lang")
+        except UnicodeDecodeError:  # security.check_requests refuses such an address next, in the header's language
+            lang = None
+        g.language, g.language_from_header = choose_language(lang, request.headers.get("Accept-Language", ""))
+        g.language_tokens = (_translations.set(catalogs[g.language]), filters.use_locale(g.language))
+
+    @app.teardown_request
+    def forget(_error):
+        tokens = g.pop("language_tokens", None)
+        if tokens:
+            _translations.reset(tokens[0])
+            filters.forget_locale(tokens[1])
+
+
+
+def vary_by_language(app: Flask) -> None:
+    """Say `Vary: Accept-Language` where the header chose the language. Register after the answer cache,
+    so that the answer it keeps says so too."""
+
+    @app.after_request
+    def vary(response):
+        if g.get("language_from_header"):
+            response.vary.add("Accept-Language")
+        return response
+
+
+def load_catalog(code: str) -> NullTranslations:
+    """The compiled catalog of a language (English is the msgids themselves)."""
+    if code == DEFAULT_LANGUAGE:
+        return ENGLISH
+    return Translations.load(str(TRANSLATIONS_DIR), [code], "messages")

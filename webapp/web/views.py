@@ -13,6 +13,7 @@ from ..fetch import fetchable
 from ..inference import UnknownModel, get_model, run_step
 from ..inference.derived.export import chain_to_csv, rows_to_csv, run_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
+from ..inference.errors import N_
 from . import fetched
 from .budget import budget_seconds, within_deadline
 from .fetched import fetch_command
@@ -32,6 +33,7 @@ from .state import (
     parse_token,
     state_model,
 )
+from .translations import DEFAULT_LANGUAGE, LanguageLink, current_language, switcher_links
 
 bp = Blueprint("stepper", __name__)
 
@@ -48,12 +50,18 @@ def model_menu():
 
 
 def read_state() -> State:
-    """The request's state; a link to a model this server does not have says how to get it."""
+    """The request's state; a link to a model this server does not have says how to get it.
+
+    A language the browser chose (no `lang=` in the URL) goes into the state unless it is English,
+    so that the screen's links keep it; an English screen's links stay as they always were.
+    """
     default = current_app.config["DEFAULT_MODEL"]
     try:
-        return parse_state(request.args, models(), default)
+        state = parse_state(request.args, models(), default)
     except UnknownModel as e:  # fetched.register has already looked for one fetched meanwhile
         raise fetched.not_here(model_name(request.args, default), e) from None
+    language = current_language()
+    return state if state.lang or language == DEFAULT_LANGUAGE else replace(state, lang=language)
 
 
 def is_htmx() -> bool:
@@ -78,12 +86,13 @@ def public_url(state: State, safe: str = QUERY_SAFE) -> str:
 def share_url(state: State) -> str:
     """The screen's link for students: by the LAN address when the teacher is on localhost.
 
-    It carries guide=0: students who arrive by it are not shown the teacher's guided first run.
+    It carries guide=0: students who arrive by it are not shown the teacher's guided first run;
+    and the page's language, English too: it opens in the sender's language on any phone.
     """
     base = request.host_url
     if urlsplit(base).hostname in LOOPBACK and current_app.config.get("LAN_URL"):
         base = current_app.config["LAN_URL"]
-    return base.rstrip("/") + public_url(replace(state, guide=False), SHARE_SAFE)
+    return base.rstrip("/") + public_url(replace(state, guide=False, lang=current_language()), SHARE_SAFE)
 
 
 def state_links(state: State):
@@ -98,13 +107,18 @@ def state_links(state: State):
     return link
 
 
+def language_links(state: State) -> list[LanguageLink]:
+    """The switcher's links: this screen (as the address bar has it) in each language."""
+    return switcher_links(lambda code: public_url(replace(state, lang=code)))
+
+
 def render_screen(state: State, shown=None, animate: bool = False):
     """The whole page, or for htmx the panels as out-of-band fragments."""
     screen = build_screen(models(), state, shown)
     template = "fragments.html" if is_htmx() else "page.html"
     link = state_links(state)
     html = render_template(template, screen=screen, animate=animate and not screen.hidden,
-                           share_url=share_url(state), link=link, reach=reach())
+                           share_url=share_url(state), link=link, reach=reach(), languages=language_links(state))
     response = current_app.make_response(html)
     response.headers["HX-Push-Url"] = public_url(state)
     response.headers["X-History-Entry"] = state.history_entry  # the same entry: classroom.js replaces it
@@ -215,7 +229,7 @@ def qr_code():
     try:
         qr = segno.make(share_url(read_state()), error="l")
     except segno.DataOverflowError:
-        raise InvalidInput("this screen's link is too long for a QR code; shorten the prompt") from None
+        raise InvalidInput(N_("this screen's link is too long for a QR code; shorten the prompt")) from None
     svg = io.BytesIO()
     qr.save(svg, kind="svg", scale=5, border=2, xmldecl=False, title="QR code of this screen's link")
     response = current_app.make_response(svg.getvalue())

@@ -26,7 +26,6 @@ so stepping along a long text costs its new positions.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -143,9 +142,3 @@ def affordable_steps(works: Sequence[Work], seconds: float) -> int:
             return i
     return len(works)
 
-
-def describe(seconds: float) -> str:
-    """'about 0.3 s', 'about 12 s', 'about 3 min'."""
-    if seconds >= 120:
-        return f"about {math.ceil(seconds / 60):,} min"
-    return f"about {seconds:.1f} s" if seconds < 10 else f"about {seconds:,.0f} s"

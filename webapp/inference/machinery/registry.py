@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from ..bigram import BigramModel
-from ..errors import UnknownModel
+from ..errors import N_, UnknownModel
 from ..llama import LlamaModel
 from ..model import LanguageModel
 from ..transformer import TransformerModel
@@ -37,4 +37,5 @@ def get_model(models: dict[str, LanguageModel], name: str) -> LanguageModel:
         return models[name]
     except KeyError:
         known = ", ".join(models)
-        raise UnknownModel(f"there is no model named {name!r}; the models are: {known}") from None
+        raise UnknownModel(N_("there is no model named %(name)s; the models are: %(known)s"), name=repr(name),
+                           known=known) from None

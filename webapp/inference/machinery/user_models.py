@@ -22,7 +22,7 @@ import re
 import sys
 from pathlib import Path
 
-from ..errors import InferenceError
+from ..errors import N_, InferenceError
 from ..model import LanguageModel
 from .registry import MODELS_DIR, load_bundled, load_model
 
@@ -80,7 +80,7 @@ def load_model_file(path: str | Path) -> LanguageModel:
     try:
         return LlamaModel.from_gguf(path, model_file_name(path), description=f"Loaded from {path}.")
     except (ValueError, KeyError) as e:
-        raise InferenceError(f"cannot load {path}: {e}") from None
+        raise InferenceError(N_("cannot load %(path)s: %(reason)s"), path=str(path), reason=str(e)) from None
 
 
 def load_available(models_dir: str | Path = MODELS_DIR) -> dict[str, LanguageModel]:

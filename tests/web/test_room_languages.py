@@ -1,0 +1,53 @@
+"""Each student reads the teacher's screen in their own language, and the room's messages are translated."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from webapp.web import create_app
+
+from .test_room import START, join, start_room, step
+
+PERCENT_DE = re.compile(r"\d,\d\xa0%")
+PERCENT_EN = re.compile(r"\d\.\d %")
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rooms")
+    return create_app({"TESTING": True, "ROOM_STORE": f"sqlite:///{folder / 'rooms.sqlite3'}"})
+
+
+def test_students_in_two_languages_each_get_the_screen_in_their_own(app):
+    teacher = app.test_client()
+    code = start_room(teacher, votes=False)
+    step(teacher, code, START)
+    german, english = join(app, code), join(app, code)
+    for _ in range(2):  # the second answers come from the kept screens: each language keeps its own
+        de = german.get(f"/room/{code}/screen", headers={"Accept-Language": "de"}).get_data(as_text=True)
+        en = english.get(f"/room/{code}/screen", headers={"Accept-Language": "en"}).get_data(as_text=True)
+        assert PERCENT_DE.search(de) and not PERCENT_EN.search(de)
+        assert PERCENT_EN.search(en) and not PERCENT_DE.search(en)
+    by_lang = german.get(f"/room/{code}/screen?lang=fr", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert PERCENT_DE.search(by_lang), "lang= in the address wins, as on the stepper (French: 11,0 %)"
+
+
+def test_a_wrong_room_code_is_explained_in_the_page_language(app):
+    student = app.test_client()
+    answer = student.post("/join", data={"code": "ZZZZ-ZZZZ"}, headers={"Origin": "http://localhost",
+                                                                         "Accept-Language": "es"})
+    assert answer.status_code == 404
+    assert "No hay ninguna sala abierta con ese código" in answer.get_data(as_text=True)
+
+
+def test_a_room_started_in_a_language_keeps_it_on_the_teachers_pages(app):
+    teacher = app.test_client()
+    answer = teacher.post("/room", data={"from": START + "&lang=fr"}, headers={"Origin": "http://localhost"})
+    assert answer.status_code == 303 and answer.headers["Location"].endswith("lang=fr")
+    page = teacher.get(answer.headers["Location"]).get_data(as_text=True)
+    assert '<html lang="fr">' in page
+    outside_switcher = re.sub(r'<nav id="languages".*?</nav>', "", page, flags=re.S)
+    links = re.findall(r'(?:href|src|action|hx-get|hx-post)="(/room/[^"]+)"', outside_switcher)
+    assert links and all("lang=fr" in link for link in links), links
