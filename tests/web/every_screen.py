@@ -63,15 +63,28 @@ def setting_screens(client, base: dict) -> Iterator[tuple[str, str]]:
     """The settings' sentences: greedy, sharper, flatter, truncation, penalties, chain orders."""
     for t in ("0", "0.5", "1.5"):
         yield f"T = {t}", get(client, stepped(client, temperature=t, **base))
-    truncated = {"top_k": "3", "top_p": "0.9", "min_p": "0.05", "repetition_penalty": "1.3",
-                 "presence_penalty": "0.5", "frequency_penalty": "0.5"}
+    truncated = {
+        "top_k": "3",
+        "top_p": "0.9",
+        "min_p": "0.05",
+        "repetition_penalty": "1.3",
+        "presence_penalty": "0.5",
+        "frequency_penalty": "0.5",
+    }
     yield "truncation and penalties", get(client, stepped(client, **truncated, **base))
-    yield "llama.cpp chain", get(client, stepped(client, chain="penalties,top_k,top_p,min_p,temperature",
-                                                 temperature="0.7", top_k="5", **base))
+    yield (
+        "llama.cpp chain",
+        get(
+            client,
+            stepped(client, chain="penalties,top_k,top_p,min_p,temperature", temperature="0.7", top_k="5", **base),
+        ),
+    )
     yield "chain without temperature", get(client, stepped(client, chain="top_k", top_k="1", **base))
     yield "vocabulary order", get(client, stepped(client, range_order="vocabulary", top_p="0.5", **base))
-    yield "unknown words", get(client, stepped(client, 1, model="austen-bigram", prompt="The zorblax wibbled",
-                                              seed="7"))
+    yield (
+        "unknown words",
+        get(client, stepped(client, 1, model="austen-bigram", prompt="The zorblax wibbled", seed="7")),
+    )
     yield "past the window", get(client, stepped(client, 1, model="austen-bigram", prompt=PROMPT + " and more"))
     article = {"model": "article", "vocab": "cat,dog,fish", "scores": "0.5,0.2,0.2", "scores_as": "probabilities"}
     yield "article, scores not adding up", get(client, stepped(client, 1, **article))

@@ -23,13 +23,12 @@ ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "label")
 # Not read as the templates' words: the head (but for its title), typed text (the prompt), commands, keys.
 NOT_SHOWN = {"script", "style", "head", "textarea", "code", "kbd"}
 # Elements that show tokens, typed text, room codes and addresses, or the Python side's sentences.
-NOT_MESSAGES = {
-    "tok", "token", "chip-text", "chip-source", "chip-id", "prompt-text", "gen", "bar-label", "matrix-label",
-    "stage-bar", "segment", "w", "ballot-token", "nick", "room-code", "address",
-    # From the Python side (webapp/web): an error's message, a model's description, the rest row's
-    # "4,980 cut", the text's marks ("¶ a paragraph break"); the surprise legend's "1–2 bits" is in .gen.
-    "error-message", "model-description", "rest-parts", "text-marks",
-}
+TOKENS_AND_TYPED = "tok token chip-text chip-source chip-id prompt-text gen bar-label matrix-label stage-bar segment w"
+ROOM = "ballot-token nick room-code address"
+# From the Python side (webapp/web): an error's message, a model's description, the rest row's
+# "4,980 cut", the text's marks ("¶ a paragraph break"); the surprise legend's "1–2 bits" is in .gen.
+PYTHON_SIDE = "error-message model-description rest-parts text-marks"
+NOT_MESSAGES = set(f"{TOKENS_AND_TYPED} {ROOM} {PYTHON_SIDE}".split())
 # Figures, ranges, arrows, punctuation and notation: one-letter variables and the formulas' functions.
 NUMBER = re.compile(r"\d[\d,.]*(?:e[+−-]?\d+)?")
 NOTATION = re.compile(r"^(?:[\W\d_]|\b(?:[A-Za-zθαΣ]|log|norm)\b)*$")
@@ -136,8 +135,10 @@ def test_the_stand_in_translation_finds_an_unmarked_string(names) -> None:
 
 
 def test_tokens_notation_and_names_are_not_messages(names) -> None:
-    page = ("<p><span class='tok'>girl</span> z / T = −2.185 [0.442, 0.460) 3.1e−05 log<sub>2</sub> 7 %</p>"
-            "<select><option>austen-bigram</option></select><code>token-by-token --host 0.0.0.0</code>")
+    page = (
+        "<p><span class='tok'>girl</span> z / T = −2.185 [0.442, 0.460) 3.1e−05 log<sub>2</sub> 7 %</p>"
+        "<select><option>austen-bigram</option></select><code>token-by-token --host 0.0.0.0</code>"
+    )
     assert unmarked(page, names) == []
 
 
