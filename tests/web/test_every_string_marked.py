@@ -121,8 +121,14 @@ def unmarked(html: str, names: set[str]) -> list[str]:
     doc = parse(html)
     title = doc.find("title")
     found = outside(doc) + (outside(title) if title else [])
-    found += [piece for e in doc.iter() for name in ATTRIBUTES for piece in outside_text(e.attrs.get(name) or "")]
+    shown = [value for e in doc.iter() for name, value in e.attrs.items() if value and read_by_people(name)]
+    found += [piece for value in shown for piece in outside_text(value)]
     return [piece for piece in found if not allowed(piece, names)]
+
+
+def read_by_people(attribute: str) -> bool:
+    """Attributes a person reads, and the words the page's scripts show (data-label-*, see static/js)."""
+    return attribute in ATTRIBUTES or attribute.startswith("data-label-")
 
 
 def allowed(piece: str, names: set[str]) -> bool:
@@ -130,8 +136,11 @@ def allowed(piece: str, names: set[str]) -> bool:
 
 
 def test_the_stand_in_translation_finds_an_unmarked_string(names) -> None:
-    page = "<p>«Step» <strong>«Back»</strong> Reset</p><button title='«Play»'>▶</button><img alt='QR code'>"
-    assert unmarked(page, names) == ["Reset", "QR code"]
+    page = (
+        "<p>«Step» <strong>«Back»</strong> Reset</p><button title='«Play»' data-label-pause='Pause'>▶</button>"
+        "<img alt='QR code'>"
+    )
+    assert unmarked(page, names) == ["Reset", "Pause", "QR code"]
 
 
 def test_tokens_notation_and_names_are_not_messages(names) -> None:
