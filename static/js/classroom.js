@@ -1,7 +1,8 @@
 /* Classroom controls: keyboard shortcuts, auto-play, the help dialog and "Copy link".
    Everything here drives the page's own buttons, so htmx and the server do the work.
    Listeners are bound once, on the document: htmx replaces the panels, never the document.
-   Controls are found by id or by their data-control attribute, never by their text. */
+   Controls are found by id or by their data-control attribute, never by their text; the words this
+   script shows come translated from the template, in data-label-* attributes. */
 (function () {
   "use strict";
 
@@ -26,7 +27,7 @@
     var play = $("play");
     if (play) {
       play.setAttribute("aria-pressed", on ? "true" : "false");
-      play.textContent = on ? "Pause" : "Play";
+      play.textContent = play.getAttribute(on ? "data-label-pause" : "data-label-play");
     }
     if (on) step();
   }
@@ -89,7 +90,7 @@
   function copyLink() {
     var field = $("share-link");
     var status = $("copy-status");
-    var done = function () { if (status) status.textContent = "Link copied."; };
+    var done = function () { if (status) status.textContent = status.getAttribute("data-label-copied"); };
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(field.value).then(done, function () { field.select(); });
     } else {

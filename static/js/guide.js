@@ -1,7 +1,8 @@
 /* The guided first run: one hint at a time, the panel it talks about outlined and scrolled into
    view. Shown on a first visit (or with ?guide=1) until dismissed; the dismissal is remembered in
    this browser only. A hint that asks for an action (data-done) moves on once it is done. Students
-   who arrive by a shared link or QR code (guide=0) are never shown it. */
+   who arrive by a shared link or QR code (guide=0) are never shown it. Its words come translated
+   from the template (data-label-* on #guide). */
 (function () {
   "use strict";
 
@@ -36,8 +37,10 @@
       document.documentElement.style.setProperty("--guide-height", ($("guide").offsetHeight + 16) + "px");
       target.scrollIntoView({ block: "start", behavior: reducedMotion() ? "auto" : "smooth" });
     }
-    $("guide").querySelector(".guide-count").textContent = "Hint " + (i + 1) + " of " + all.length;
-    $("guide-next").textContent = i === all.length - 1 ? "Done" : "Next";
+    var guide = $("guide");
+    guide.querySelector(".guide-count").textContent = guide.getAttribute("data-label-count")
+      .replace("{n}", i + 1).replace("{total}", all.length);
+    $("guide-next").textContent = guide.getAttribute(i === all.length - 1 ? "data-label-done" : "data-label-next");
   }
 
   function reducedMotion() {

@@ -1,7 +1,8 @@
 /* The class room. On the teacher's page, each change of the screen is sent to the room (and the
    address stays on the room's page); on a student's page, the screen follows the teacher's by
    polling a conditional request (304 while nothing changed) every 0.4 to 0.8 s; on the ordinary
-   stepper, a student who left the room's screen gets a "Follow the teacher" link back. */
+   stepper, a student who left the room's screen gets a "Follow the teacher" link back. The words
+   shown here come translated from the templates, in data-label-* attributes. */
 (function () {
   "use strict";
 
@@ -32,7 +33,7 @@
   // A new round: nobody has voted on it yet, so the student's own part need not be asked for.
   function resetMyVote(newRound) {
     var line = document.getElementById("my-vote");
-    if (line) line.textContent = /-open$/.test(newRound) ? "You have not voted on this step yet." : "";
+    if (line) line.textContent = /-open$/.test(newRound) ? line.getAttribute("data-label-not-voted") : "";
   }
 
   // A student: poll the room's screen, swap the panels when the version changes.
@@ -69,7 +70,7 @@
           if (response.status === 200) return update(response);
           if (response.status === 404) {
             var status = document.getElementById("room-status");
-            if (status) status.textContent = "The room has ended.";
+            if (status) status.textContent = m.getAttribute("data-label-ended");
             throw new Error("room ended");
           }
           return null;
@@ -89,7 +90,7 @@
     link.id = "follow-teacher";
     link.className = "follow-teacher";
     link.href = "/room/" + match[1];
-    link.textContent = "Follow the teacher";
+    link.textContent = header.getAttribute("data-label-follow");
     header.appendChild(link);
   }
 
