@@ -28,7 +28,9 @@ ROOM = "ballot-token nick room-code address"
 # From the Python side (webapp/web): an error's message, a model's description, the rest row's
 # "4,980 cut", the text's marks ("¶ a paragraph break"); the surprise legend's "1–2 bits" is in .gen.
 PYTHON_SIDE = "error-message model-description rest-parts text-marks"
-NOT_MESSAGES = set(f"{TOKENS_AND_TYPED} {ROOM} {PYTHON_SIDE}".split())
+# The language switcher names each language in that language: English, Deutsch, 中文.
+SWITCHER = "languages"
+NOT_MESSAGES = set(f"{TOKENS_AND_TYPED} {ROOM} {PYTHON_SIDE} {SWITCHER}".split())
 # Figures, ranges, arrows, punctuation and notation: one-letter variables and the formulas' functions.
 NUMBER = re.compile(r"\d[\d,.]*(?:e[+−-]?\d+)?")
 NOTATION = re.compile(r"^(?:[\W\d_]|\b(?:[A-Za-zθαΣ]|log|norm)\b)*$")

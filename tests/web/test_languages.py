@@ -162,3 +162,17 @@ def test_an_error_from_the_core_is_translated_in_the_web_layer(client):
     response = client.get(url("/api/step", top_p="1.5", lang="es"))
     assert response.status_code == 400
     assert response.get_json() == {"error": "top-p debe estar en (0, 1], no 1.5"}
+
+
+def test_a_figure_written_as_a_constant_follows_each_requests_language():
+    """Jinja folds a filter of constants when it compiles a template (`… up to {{ 1 | fixed(3) }}` in
+    the sampling example): the figure must not keep the locale of the request that compiled it."""
+    app = create_app()
+    template = app.jinja_env.from_string("{{ 1 | fixed(3) }} {{ 0.5 | pct }} {{ -2 | num }} {{ 0.25 | general }}")
+    written = {}
+    for lang in ("es", "en", "de"):
+        with app.test_request_context(url("/", lang=lang)):
+            app.preprocess_request()
+            written[lang] = template.render()
+    assert written == {"es": "1,000 50,0\xa0% −2,000 0,25", "en": "1.000 50.0 % −2.000 0.25",
+                       "de": "1,000 50,0\xa0% −2,000 0,25"}

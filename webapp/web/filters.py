@@ -10,13 +10,14 @@ sign and a space before '%'. The JSON twin, the exports and the URLs never pass 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from functools import lru_cache
 
 from babel import Locale
 from flask import Flask
+from jinja2 import pass_context
 
 from .labels import token_label
 
@@ -189,10 +190,20 @@ def _local_span(style: NumberStyle, low: str, high: str, width: float) -> str:
     return f"[{style(low)}{style.range_separator}{style(low)} + {style(f'{width:.1e}')})"
 
 
+def per_request(write: Callable[..., str]) -> Callable[..., str]:
+    """The filter `write`, never run while a template compiles: Jinja folds a filter of constants
+    (`1 | fixed(3)`) into the compiled template, which would keep the first request's locale."""
+
+    @pass_context
+    def filter_(_context, *args, **kwargs):
+        return write(*args, **kwargs)
+
+    filter_.__name__ = write.__name__
+    return filter_
+
+
 def register(app: Flask) -> None:
-    app.add_template_filter(pct)
-    app.add_template_filter(num)
-    app.add_template_filter(fixed)
-    app.add_template_filter(general)
+    for write in (pct, num, fixed, general):
+        app.add_template_filter(per_request(write), write.__name__)
     app.add_template_filter(token_label)
     app.jinja_env.globals.update(inf=math.inf, span=span, thousands=thousands)
