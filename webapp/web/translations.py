@@ -175,7 +175,6 @@ def register(app: Flask) -> None:
             filters.forget_locale(tokens[1])
 
 
-
 def vary_by_language(app: Flask) -> None:
     """Say `Vary: Accept-Language` where the header chose the language. Register after the answer cache,
     so that the answer it keeps says so too."""
