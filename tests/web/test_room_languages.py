@@ -36,8 +36,9 @@ def test_students_in_two_languages_each_get_the_screen_in_their_own(app):
 
 def test_a_wrong_room_code_is_explained_in_the_page_language(app):
     student = app.test_client()
-    answer = student.post("/join", data={"code": "ZZZZ-ZZZZ"}, headers={"Origin": "http://localhost",
-                                                                         "Accept-Language": "es"})
+    answer = student.post(
+        "/join", data={"code": "ZZZZ-ZZZZ"}, headers={"Origin": "http://localhost", "Accept-Language": "es"}
+    )
     assert answer.status_code == 404
     assert "No hay ninguna sala abierta con ese código" in answer.get_data(as_text=True)
 
