@@ -22,23 +22,116 @@ from stepping import api_step, state_url
 
 POT = Path(__file__).resolve().parents[2] / "webapp" / "translations" / "messages.pot"
 # Where a page shows data rather than interface words.
-DATA = ", ".join([
-    ".tok", ".chip", ".chip-text", ".bar-label", "#ranges .segment:not(.seg-rest) text", "#text .gen", ".prompt-text",
-    ".model-description", "#model option", "code", "kbd", "samp", "textarea", "#languages", ".stage-setting",
-    "#share-link", ".join-url", ".site-header h1",
-])
-COMMON_ENGLISH = {"the", "and", "of", "to", "is", "with", "this", "that", "from", "for", "are", "not", "each",
-                  "which", "what", "here", "there", "after", "before", "click", "press", "step", "back", "reset"}
+DATA = ", ".join(
+    [
+        ".tok",
+        ".chip",
+        ".chip-text",
+        ".bar-label",
+        "#ranges .segment:not(.seg-rest) text",
+        "#text .gen",
+        ".prompt-text",
+        ".model-description",
+        "#model option",
+        "code",
+        "kbd",
+        "samp",
+        "textarea",
+        "#languages",
+        ".stage-setting",
+        "#share-link",
+        ".join-url",
+        ".site-header h1",
+    ]
+)
+COMMON_ENGLISH = {
+    "the",
+    "and",
+    "of",
+    "to",
+    "is",
+    "with",
+    "this",
+    "that",
+    "from",
+    "for",
+    "are",
+    "not",
+    "each",
+    "which",
+    "what",
+    "here",
+    "there",
+    "after",
+    "before",
+    "click",
+    "press",
+    "step",
+    "back",
+    "reset",
+}
 # Words the same in every language: names, notation, and code the page quotes.
-ANY_LANGUAGE = {"softmax", "logit", "logits", "top-k", "top-p", "min-p", "numpy", "random", "default_rng", "json",
-                "csv", "qr", "svg", "html", "gguf", "bpe", "unk", "smollm", "austen", "bigram", "transformer",
-                "llama", "htmx", "argmax", "id", "ids", "log", "exp", "max", "min", "gpt", "hugging", "face"}
+ANY_LANGUAGE = {
+    "softmax",
+    "logit",
+    "logits",
+    "top-k",
+    "top-p",
+    "min-p",
+    "numpy",
+    "random",
+    "default_rng",
+    "json",
+    "csv",
+    "qr",
+    "svg",
+    "html",
+    "gguf",
+    "bpe",
+    "unk",
+    "smollm",
+    "austen",
+    "bigram",
+    "transformer",
+    "llama",
+    "htmx",
+    "argmax",
+    "id",
+    "ids",
+    "log",
+    "exp",
+    "max",
+    "min",
+    "gpt",
+    "hugging",
+    "face",
+}
 # Words a translation keeps as English spells them: terms of the field, and words spelled alike.
 SAME_WORDS = {
     "es": {"token", "tokens", "prompt"},
     "de": {"token", "tokens", "prompt", "seed", "export", "link", "links", "start", "name"},
-    "fr": {"token", "tokens", "prompt", "distribution", "position", "positions", "total", "note", "mode", "page",
-           "article", "simple", "normal", "minimal", "pause", "image", "message", "code", "table", "option"},
+    "fr": {
+        "token",
+        "tokens",
+        "prompt",
+        "distribution",
+        "position",
+        "positions",
+        "total",
+        "note",
+        "mode",
+        "page",
+        "article",
+        "simple",
+        "normal",
+        "minimal",
+        "pause",
+        "image",
+        "message",
+        "code",
+        "table",
+        "option",
+    },
     "zh": set(),
 }
 LANGUAGES = {"es": "es", "de": "de", "fr": "fr", "zh": "zh-Hans"}
@@ -70,7 +163,7 @@ def english_words() -> set[str]:
         catalog = read_po(f)
     words = set(COMMON_ENGLISH)
     for message in catalog:
-        for msgid in (message.id if isinstance(message.id, (tuple, list)) else (message.id,)):
+        for msgid in message.id if isinstance(message.id, (tuple, list)) else (message.id,):
             text = re.sub(r"%\(\w+\)[sdrf]|<[^>]+>", " ", msgid or "")
             words.update(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'-]*[A-Za-z]", text) if len(w) > 1)
     return words
@@ -143,6 +236,10 @@ def test_axe_finds_nothing_serious_in_each_language(page: Page, app_url: str, la
     page.goto(app_url + state_url([], lang=lang))
     step_twice(page)
     expect(page.locator("#range-bar")).to_have_attribute("data-state", "done")
-    found = [(v["id"], node["target"]) for v in Axe().run(page).response["violations"]
-             for node in v["nodes"] if (node.get("impact") or v["impact"]) in ("serious", "critical")]
+    found = [
+        (v["id"], node["target"])
+        for v in Axe().run(page).response["violations"]
+        for node in v["nodes"]
+        if (node.get("impact") or v["impact"]) in ("serious", "critical")
+    ]
     assert found == [], f"axe in {lang}: {found}"

@@ -15,7 +15,8 @@ def same_screen(link: str, url: str) -> bool:
     """Tell whether a share link opens the screen at url: same host, and the same state once defaults are filled."""
     a, b = urlsplit(link), urlsplit(url)
     qa, qb = ({k: v[0] for k, v in parse_qs(x.query).items() if k != "guide"} for x in (a, b))  # guide=0: students
-    defaults = {"model": qa.get("model"), "temperature": qa.get("temperature")}
+    # the link names the sender's language too (English: these browsers ask for it) and opens in it anywhere
+    defaults = {"model": qa.get("model"), "temperature": qa.get("temperature"), "lang": "en"}
     return a.netloc == b.netloc and a.path == b.path == "/" and qa == {**defaults, **qb}
 
 

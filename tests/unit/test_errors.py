@@ -24,12 +24,15 @@ def test_a_message_without_figures_may_hold_a_percent_sign():
     assert str(InferenceError("100 % of it")) == "100 % of it"
 
 
-@pytest.mark.parametrize(("settings", "text"), [
-    ({"top_p": 1.5}, "top-p must be in (0, 1], not 1.5"),
-    ({"top_k": 0}, "top-k must be a whole number >= 1, not 0"),
-    ({"seed": -1}, "seed must be a whole number from 0 to "),
-    ({"presence_penalty": 3.0}, "presence penalty must be from -2 to 2, not 3.0"),
-])
+@pytest.mark.parametrize(
+    ("settings", "text"),
+    [
+        ({"top_p": 1.5}, "top-p must be in (0, 1], not 1.5"),
+        ({"top_k": 0}, "top-k must be a whole number >= 1, not 0"),
+        ({"seed": -1}, "seed must be a whole number from 0 to "),
+        ({"presence_penalty": 3.0}, "presence penalty must be from -2 to 2, not 3.0"),
+    ],
+)
 def test_a_bad_setting_says_why_and_keeps_its_msgid(settings, text):
     with pytest.raises(InvalidSetting) as caught:
         Settings(**settings)

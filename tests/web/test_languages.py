@@ -19,11 +19,21 @@ def html_lang(response) -> str:
     return parse(response.data).find("html").attrs["lang"]
 
 
-@pytest.mark.parametrize(("header", "lang"), [
-    ("de-DE,de;q=0.9,en;q=0.5", "de"), ("fr-CH, fr;q=0.9", "fr"), ("es-419", "es"), ("zh-CN,zh;q=0.9", "zh-Hans"),
-    ("pt-BR,es;q=0.8", "es"), ("en-US;q=0.5,de;q=0.9", "de"), ("zh-TW", "en"), ("pt-BR", "en"), ("", "en"),
-    ("de;q=0", "en"),
-])
+@pytest.mark.parametrize(
+    ("header", "lang"),
+    [
+        ("de-DE,de;q=0.9,en;q=0.5", "de"),
+        ("fr-CH, fr;q=0.9", "fr"),
+        ("es-419", "es"),
+        ("zh-CN,zh;q=0.9", "zh-Hans"),
+        ("pt-BR,es;q=0.8", "es"),
+        ("en-US;q=0.5,de;q=0.9", "de"),
+        ("zh-TW", "en"),
+        ("pt-BR", "en"),
+        ("", "en"),
+        ("de;q=0", "en"),
+    ],
+)
 def test_the_browsers_accept_language_chooses_the_page_language(client, header, lang):
     response = client.get("/", headers={"Accept-Language": header})
     assert response.status_code == 200 and html_lang(response) == lang
@@ -64,8 +74,13 @@ def switcher(doc) -> dict[str, str]:
 def test_the_switcher_names_each_language_in_itself_and_marks_the_current_one(client, three):
     doc = page(client, **BASE, ids=joined(three), lang="es")
     names = {a.attrs["lang"]: (a.text(), a.attrs.get("aria-current")) for a in doc.by_id("languages").find_all("a")}
-    assert names == {"en": ("English", None), "es": ("Español", "page"), "de": ("Deutsch", None),
-                     "fr": ("Français", None), "zh-Hans": ("中文", None)}
+    assert names == {
+        "en": ("English", None),
+        "es": ("Español", "page"),
+        "de": ("Deutsch", None),
+        "fr": ("Français", None),
+        "zh-Hans": ("中文", None),
+    }
 
 
 def test_switching_language_keeps_the_whole_state(client, three):

@@ -36,8 +36,9 @@ def test_students_in_two_languages_each_get_the_screen_in_their_own(app):
 
 def test_a_wrong_room_code_is_explained_in_the_page_language(app):
     student = app.test_client()
-    answer = student.post("/join", data={"code": "ZZZZ-ZZZZ"}, headers={"Origin": "http://localhost",
-                                                                         "Accept-Language": "es"})
+    answer = student.post(
+        "/join", data={"code": "ZZZZ-ZZZZ"}, headers={"Origin": "http://localhost", "Accept-Language": "es"}
+    )
     assert answer.status_code == 404
     assert "No hay ninguna sala abierta con ese código" in answer.get_data(as_text=True)
 
@@ -51,3 +52,15 @@ def test_a_room_started_in_a_language_keeps_it_on_the_teachers_pages(app):
     outside_switcher = re.sub(r'<nav id="languages".*?</nav>', "", page, flags=re.S)
     links = re.findall(r'(?:href|src|action|hx-get|hx-post)="(/room/[^"]+)"', outside_switcher)
     assert links and all("lang=fr" in link for link in links), links
+
+
+def test_a_student_explores_in_their_own_language_not_the_teachers(app):
+    teacher = app.test_client()
+    code = start_room(teacher, votes=False)
+    step(teacher, code, START + "&lang=fr")
+    student = join(app, code)
+    page = student.get(f"/room/{code}?lang=es").get_data(as_text=True)
+    assert '<html lang="es">' in page
+    explore = re.search(r'<a[^>]+href="(/[^"]*ids=[^"]*)"', page).group(1)
+    outside_switcher = re.sub(r'<nav id="languages".*?</nav>', "", page, flags=re.S)
+    assert "lang=es" in explore and "lang=fr" not in outside_switcher

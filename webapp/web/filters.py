@@ -42,8 +42,9 @@ class NumberStyle:
         return f"{self.percent_prefix}{english.translate(self.table)}{self.percent_suffix}"
 
 
-ENGLISH = NumberStyle(table=str.maketrans({"-": TRUE_MINUS}), percent_prefix="", percent_suffix=" %",
-                      range_separator=", ")
+ENGLISH = NumberStyle(
+    table=str.maketrans({"-": TRUE_MINUS}), percent_prefix="", percent_suffix=" %", range_separator=", "
+)
 
 
 @lru_cache(maxsize=16)
@@ -59,8 +60,12 @@ def number_style(language: str) -> NumberStyle:
     sign = symbols["percentSign"]
     # A comma inside the numbers cannot also part a range's ends: the locale's list separator does.
     separator = f"{symbols['list']} " if decimal == "," else ", "
-    return NumberStyle(table=table, percent_prefix=prefix.replace("%", sign), percent_suffix=suffix.replace("%", sign),
-                       range_separator=separator)
+    return NumberStyle(
+        table=table,
+        percent_prefix=prefix.replace("%", sign),
+        percent_suffix=suffix.replace("%", sign),
+        range_separator=separator,
+    )
 
 
 _style: ContextVar[NumberStyle] = ContextVar("number_style", default=ENGLISH)

@@ -30,6 +30,7 @@ from .screen import build_screen
 from .share import LOOPBACK, reach
 from .state import InvalidInput, State
 from .translations import gettext as _
+from .translations import lang_param
 from .views import is_htmx, public_url, share_url, state_links
 
 bp = Blueprint("room", __name__)
@@ -254,7 +255,7 @@ def ballot_tokens(screen) -> list[int]:
 
 
 def follow_context(room: Room) -> dict:
-    state = rs.state_of(room)
+    state = replace(rs.state_of(room), lang=lang_param())  # the student's language, not the teacher's
     screen = build_screen(models(), state)
     return {"screen": screen, "room": room, "link": state_links(state), "ballot": ballot_tokens(screen),
             "explore_url": public_url(state),

@@ -43,14 +43,14 @@ class StudentPolls:
             return [b""]
         gz = "gzip" in environ.get("HTTP_ACCEPT_ENCODING", "").lower()
         lang = parse_qs(environ.get("QUERY_STRING", "")).get("lang", [None])[0]
-        language, _ = choose_language(lang, environ.get("HTTP_ACCEPT_LANGUAGE", ""))
+        language = choose_language(lang, environ.get("HTTP_ACCEPT_LANGUAGE", ""))  # and whether the header chose it
         kept = self.screens.get((code, version, language, gz))
         if kept is not None:
             start_response("200 OK", kept[0])
             return [kept[1]]
         return self.render(environ, start_response, (code, language, gz))
 
-    def render(self, environ, start_response, key: tuple[str, str, bool]):
+    def render(self, environ, start_response, key: tuple[str, tuple[str, bool], bool]):
         """Let the app render the screen; keep a 200 under the version its ETag names."""
         answer = {}
 

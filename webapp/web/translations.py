@@ -125,8 +125,7 @@ class LanguageLink(NamedTuple):
 def switcher_links(url_for_language: Callable[[str], str]) -> list[LanguageLink]:
     """The switcher's entries, one per language; url_for_language('de') -> this screen in German."""
     here = current_language()
-    return [LanguageLink(code, name, tag, url_for_language(code), code == here)
-            for code, (name, tag) in NAMES.items()]
+    return [LanguageLink(code, name, tag, url_for_language(code), code == here) for code, (name, tag) in NAMES.items()]
 
 
 def here_in(code: str) -> str:
@@ -149,8 +148,12 @@ def register(app: Flask) -> None:
         ngettext=lambda s, p, n: _translations.get().ngettext(s, p, n),
         newstyle=True,
     )
-    app.jinja_env.globals.update(html_lang=html_lang, current_language=current_language,
-                                 language_links=lambda: switcher_links(here_in), lang_param=lang_param)
+    app.jinja_env.globals.update(
+        html_lang=html_lang,
+        current_language=current_language,
+        language_links=lambda: switcher_links(here_in),
+        lang_param=lang_param,
+    )
 
     @app.url_defaults
     def keep_language(endpoint: str | None, values: dict) -> None:
@@ -173,7 +176,6 @@ def register(app: Flask) -> None:
         if tokens:
             _translations.reset(tokens[0])
             filters.forget_locale(tokens[1])
-
 
 
 def vary_by_language(app: Flask) -> None:
