@@ -32,6 +32,7 @@ from .state import parse_state
 STATE_ENDPOINTS = {
     "stepper.show": (), "stepper.step": (), "stepper.back": (), "stepper.reset": (), "stepper.choose": ("token",),
     "stepper.qr_code": (), "stepper.export_json": (), "stepper.export_csv": (), "api.step": ("full",),
+    "stepper.fold": (),
 }
 OTHER_ENDPOINTS = {"stepper.vocabulary": ("model", "q"), "api.list_models": ()}
 CACHED_ENDPOINTS = frozenset(STATE_ENDPOINTS) | frozenset(OTHER_ENDPOINTS)

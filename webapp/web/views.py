@@ -13,7 +13,7 @@ from ..fetch import fetchable
 from ..inference import UnknownModel, get_model, run_step
 from ..inference.derived.export import chain_to_csv, rows_to_csv, run_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
-from . import fetched
+from . import fetched, folds
 from .budget import budget_seconds, within_deadline
 from .fetched import fetch_command
 from .screen import build_screen, n_rows
@@ -163,6 +163,21 @@ def choose():
     token = parse_token(request.args, state_model(models(), state).tokenizer)
     i = len(state.ids) if state.shown is None else state.shown
     return moved_to(state.branched(i, token, FORCED))
+
+
+@bp.get("/fold/<name>")
+def fold(name: str):
+    """One folded section of the screen (a worked example, the chart's numbers): its body for htmx, else a page."""
+    section = folds.find(name)
+    state = read_state()
+    screen = build_screen(models(), state)
+    if not folds.on_screen(name, screen):
+        raise InvalidInput(f"this screen does not show {name}: {folds.why_not(name)}")
+    link = state_links(state)
+    if is_htmx():
+        return folds.render_fold(section, "body", screen=screen, link=link)
+    body = folds.render_fold(section, "open", screen=screen, link=link)
+    return render_template("fold.html", screen=screen, body=body, link=link)
 
 
 @bp.get("/export.json")
