@@ -23,7 +23,8 @@ twice: (b) is the worst case, where no answer can come from the server's respons
 (webapp/web/cache.py). (d) is the lecture hall: the same screens asked for again and again.
 
 It prints requests/s, p50/p99 latency, non-2xx/3xx answers, socket errors, the server's memory
-(VmRSS from /proc, summed over its processes) before and after, and (b)/(a), (c)/(a). Linux and wrk.
+(VmRSS from /proc, summed over its processes) before and after, (b)/(a), (c)/(a), and the size of a
+Step's HTML from each model's default screen before gzip (KB/req is what wrk read: gzipped). Linux and wrk.
 Figures only: nothing is asserted. Goal: zero errors, step/(a) >= 1/3, memory flat.
 """
 
@@ -97,10 +98,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def fetch(url: str, timeout: float = 5.0) -> bytes:
+def fetch(url: str, timeout: float = 5.0, headers: dict[str, str] | None = None) -> bytes:
     no_proxy = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with no_proxy.open(url, timeout=timeout) as response:
+    with no_proxy.open(urllib.request.Request(url, headers=headers or {}), timeout=timeout) as response:
         return response.read()
+
+
+def default_step_bytes(base: str, model: str) -> int:
+    """The HTML of a Step from the model's default screen, as htmx asks for it, before gzip."""
+    return len(fetch(f"{base}/step?{urlencode({'model': model})}", headers={"HX-Request": "true"}))
 
 
 def wait_until_up(base: str, server: subprocess.Popen, timeout: float = 60.0) -> None:
@@ -175,8 +181,23 @@ def cpu_seconds(pid: int) -> float:
 
 
 def wrk(base: str, args: list[str], duration: float, opts, name: str, pid: int) -> Run:
-    command = ["wrk", "-t", str(opts.wrk_threads), "-c", str(opts.connections), "-d", f"{duration:g}s",
-               "--timeout", f"{opts.timeout:g}s", "--latency", "-s", str(LUA), base, "--", *args]
+    command = [
+        "wrk",
+        "-t",
+        str(opts.wrk_threads),
+        "-c",
+        str(opts.connections),
+        "-d",
+        f"{duration:g}s",
+        "--timeout",
+        f"{opts.timeout:g}s",
+        "--latency",
+        "-s",
+        str(LUA),
+        base,
+        "--",
+        *args,
+    ]
     cpu_before = cpu_seconds(pid)
     done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=duration + 60)
     cpu = cpu_seconds(pid) - cpu_before
@@ -184,9 +205,17 @@ def wrk(base: str, args: list[str], duration: float, opts, name: str, pid: int) 
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     socket_errors = {k: figures[k] for k in ("connect", "read", "write", "timeout") if figures[k]}
     n = max(1, figures["requests"])
-    return Run(name, figures["requests"], figures["duration_us"] / 1e6, figures["p50_us"] / 1e3,
-               figures["p99_us"] / 1e3, figures["status"], socket_errors, figures["bytes"] / n / 1024,
-               1e3 * cpu / n)
+    return Run(
+        name,
+        figures["requests"],
+        figures["duration_us"] / 1e6,
+        figures["p50_us"] / 1e3,
+        figures["p99_us"] / 1e3,
+        figures["status"],
+        socket_errors,
+        figures["bytes"] / n / 1024,
+        1e3 * cpu / n,
+    )
 
 
 def lesson_urls(base: str, model: str, n_lessons: int, n_steps: int) -> list[str]:
@@ -195,8 +224,15 @@ def lesson_urls(base: str, model: str, n_lessons: int, n_steps: int) -> list[str
     for prompt in (LESSON_PROMPTS * n_lessons)[:n_lessons]:
         ids: list[str] = []
         for _ in range(n_steps):
-            query = urlencode({"prompt": prompt, "model": model, "temperature": "0.8", "seed": "1",
-                               **({"ids": ",".join(ids)} if ids else {})})
+            query = urlencode(
+                {
+                    "prompt": prompt,
+                    "model": model,
+                    "temperature": "0.8",
+                    "seed": "1",
+                    **({"ids": ",".join(ids)} if ids else {}),
+                }
+            )
             urls.append(f"/step?{query}")
             ids.append(str(json.loads(fetch(f"{base}/api/step?{query}"))["chosen"]["id"]))
     return urls
@@ -235,13 +271,17 @@ def stop_server(server: subprocess.Popen) -> None:
 
 def bench_config(spec: tuple[int, int] | None, opts, logs: Path) -> None:
     workers, threads = spec or default_processes(None, None, os.cpu_count() or 1, gunicorn_available())
-    label = f"waitress, 1 process x {threads} threads" if workers == 1 else \
-        f"gunicorn gthread, {workers} processes x {threads} threads"
+    label = (
+        f"waitress, 1 process x {threads} threads"
+        if workers == 1
+        else f"gunicorn gthread, {workers} processes x {threads} threads"
+    )
     if spec is None:
         label += " (python -m webapp's default here)"
     server, base = start_server(spec, logs, opts.user_models)
     try:
         models = json.loads(fetch(base + "/api/models"))["models"]
+        step_sizes = {m["name"]: default_step_bytes(base, m["name"]) for m in models}
         cases = {"(a) /healthz": ["healthz"]}
         for kind, path in [("step", "(b) /step"), *([("page", "(c) /")] if opts.page else [])]:
             for m in models:
@@ -249,8 +289,14 @@ def bench_config(spec: tuple[int, int] | None, opts, logs: Path) -> None:
         for m in models if opts.lessons else []:
             urls = logs / f"lessons-{m['name']}.txt"
             urls.write_text("\n".join(lesson_urls(base, m["name"], opts.lessons, opts.lesson_steps)) + "\n")
-            cases[f"(d) class {m['name']}"] = ["class", m["name"], str(m["n_vocab"]), str(MAX_IDS), str(urls),
-                                               f"{opts.explore:g}"]
+            cases[f"(d) class {m['name']}"] = [
+                "class",
+                m["name"],
+                str(m["n_vocab"]),
+                str(MAX_IDS),
+                str(urls),
+                f"{opts.explore:g}",
+            ]
         started_mib, _ = rss_mib(server.pid)
         for args in cases.values():  # warm up: imports, templates, caches
             wrk(base, args, opts.warmup, opts, "warm-up", server.pid)
@@ -264,39 +310,59 @@ def bench_config(spec: tuple[int, int] | None, opts, logs: Path) -> None:
     finally:
         stop_server(server)
     report(label, runs, started_mib, before_mib, after_mib, before_each, after_each)
-    print(f"server RSS after each run (MiB): {fmt(trail)}. Each process keeps up to "
-          f"{CACHE_MIB:g} MiB of answers (webapp/web/cache.py), so RSS grows until its cache is full, then stays")
+    print(
+        "a Step from the default screen, HTML before gzip: "
+        + ", ".join(f"{name} {size / 1000:.1f} KB" for name, size in step_sizes.items())
+        + " (goal: 15 KB at most)"
+    )
+    print(
+        f"server RSS after each run (MiB): {fmt(trail)}. Each process keeps up to "
+        f"{CACHE_MIB:g} MiB of answers (webapp/web/cache.py), so RSS grows until its cache is full, then stays"
+    )
 
 
 def report(label, runs: list[Run], started, before, after, before_each, after_each) -> None:
     trivial = (runs[0].rps + runs[-1].rps) / 2
     trivial_cpu = (runs[0].cpu_ms_per_request + runs[-1].cpu_ms_per_request) / 2
     print(f"\n== {label}")
-    print(f"{'endpoint':28} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'non-2xx/3xx':>11} {'sock err':>8} "
-          f"{'KB/req':>6} {'x/(a)':>6} {'CPU ms/req':>10} {'CPU (a)/x':>9}")
+    print(
+        f"{'endpoint':28} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'non-2xx/3xx':>11} {'sock err':>8} "
+        f"{'KB/req':>6} {'x/(a)':>6} {'CPU ms/req':>10} {'CPU (a)/x':>9}"
+    )
     for run in runs:
-        ratios = "" if run.name.startswith("(a)") else \
-            f"{run.rps / trivial:6.2f} {run.cpu_ms_per_request:10.2f} {trivial_cpu / run.cpu_ms_per_request:9.2f}"
+        ratios = (
+            ""
+            if run.name.startswith("(a)")
+            else f"{run.rps / trivial:6.2f} {run.cpu_ms_per_request:10.2f} {trivial_cpu / run.cpu_ms_per_request:9.2f}"
+        )
         if not ratios:
             ratios = f"{'':6} {run.cpu_ms_per_request:10.2f}"
-        print(f"{run.name:28} {run.rps:7.0f} {run.p50_ms:7.1f} {run.p99_ms:7.1f} {run.non_2xx_3xx:11d} "
-              f"{run.n_socket_errors:8d} {run.kb_per_request:6.1f} {ratios}")
+        print(
+            f"{run.name:28} {run.rps:7.0f} {run.p50_ms:7.1f} {run.p99_ms:7.1f} {run.non_2xx_3xx:11d} "
+            f"{run.n_socket_errors:8d} {run.kb_per_request:6.1f} {ratios}"
+        )
     for run in runs:
         if run.socket_errors:
             print(f"  socket errors, {run.name}: {run.socket_errors}")
-    print(f"(a) mean of the two /healthz runs: {trivial:.0f} req/s, {trivial_cpu:.2f} CPU ms per request. "
-          "x/(a) compares requests/s; CPU (a)/x compares the server's CPU time per request, which other "
-          "load on the machine does not change")
-    print(f"server RSS: {started:.1f} MiB at start, {before:.1f} MiB after warm-up, {after:.1f} MiB after the runs "
-          f"({after - before:+.1f} MiB; processes before {fmt(before_each)}, after {fmt(after_each)})")
+    print(
+        f"(a) mean of the two /healthz runs: {trivial:.0f} req/s, {trivial_cpu:.2f} CPU ms per request. "
+        "x/(a) compares requests/s; CPU (a)/x compares the server's CPU time per request, which other "
+        "load on the machine does not change"
+    )
+    print(
+        f"server RSS: {started:.1f} MiB at start, {before:.1f} MiB after warm-up, {after:.1f} MiB after the runs "
+        f"({after - before:+.1f} MiB; processes before {fmt(before_each)}, after {fmt(after_each)})"
+    )
     total = sum(r.requests for r in runs)
     errors = sum(r.errors for r in runs)
     print(f"requests measured: {total:,}; errors: {errors}")
     for kind, what in [("(b)", "every request new"), ("(d)", "a class following the teacher")]:
         ratios = [r.rps / trivial for r in runs if r.name.startswith(kind)]
         if ratios:
-            print(f"worst {kind}/(a), {what}: {min(ratios):.2f} ({'meets' if min(ratios) >= 1 / 3 else 'below'} "
-                  "the 1/3 goal)")
+            print(
+                f"worst {kind}/(a), {what}: {min(ratios):.2f} ({'meets' if min(ratios) >= 1 / 3 else 'below'} "
+                "the 1/3 goal)"
+            )
 
 
 def fmt(values: list[float]) -> str:
@@ -318,33 +384,54 @@ def server_spec(text: str) -> tuple[int, int] | None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--servers", type=server_spec, nargs="+", default=[None], metavar="PxT",
-                        help="configurations to measure: 'default' (the README's `python -m webapp`: one "
-                             "process per core) or processes x threads, e.g. 1x8 (waitress) or 4x2 (gunicorn)")
+    parser.add_argument(
+        "--servers",
+        type=server_spec,
+        nargs="+",
+        default=[None],
+        metavar="PxT",
+        help="configurations to measure: 'default' (the README's `python -m webapp`: one "
+        "process per core) or processes x threads, e.g. 1x8 (waitress) or 4x2 (gunicorn)",
+    )
     parser.add_argument("--duration", type=float, default=10.0, help="seconds per measured run (default 10)")
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds of warm-up per endpoint (default 2)")
     parser.add_argument("--connections", type=int, default=100)
     parser.add_argument("--wrk-threads", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=10.0,
-                        help="seconds before wrk gives up on an answer and counts a timeout (default 10: a browser "
-                             "waits longer; p99 shows how long answers took)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        help="seconds before wrk gives up on an answer and counts a timeout (default 10: a browser "
+        "waits longer; p99 shows how long answers took)",
+    )
     parser.add_argument("--no-page", dest="page", action="store_false", help="skip the (c) full-page runs")
     parser.add_argument("--lessons", type=int, default=5, help="the teacher's lessons in (d) (default 5; 0 skips (d))")
     parser.add_argument("--lesson-steps", type=int, default=30, help="steps per lesson in (d) (default 30)")
-    parser.add_argument("--explore", type=float, default=0.1,
-                        help="fraction of (d)'s requests that are students' own states, new each time (default 0.1)")
-    parser.add_argument("--user-models", action="store_true",
-                        help="also measure the models in the user's model folder (e.g. a fetched smollm2-135m: "
-                             "about a second per step, so use fewer --connections)")
+    parser.add_argument(
+        "--explore",
+        type=float,
+        default=0.1,
+        help="fraction of (d)'s requests that are students' own states, new each time (default 0.1)",
+    )
+    parser.add_argument(
+        "--user-models",
+        action="store_true",
+        help="also measure the models in the user's model folder (e.g. a fetched smollm2-135m: "
+        "about a second per step, so use fewer --connections)",
+    )
     opts = parser.parse_args(argv)
     if not shutil.which("wrk"):
         raise SystemExit("wrk is not installed (Debian: apt-get install wrk)")
     if not Path("/proc/self/status").exists():
         raise SystemExit("this benchmark reads memory from /proc: run it on Linux")
-    print(f"{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-          f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    print(f"wrk: {opts.connections} connections, {opts.wrk_threads} threads, {opts.duration:g} s per run, "
-          f"{opts.warmup:g} s warm-up per endpoint, {opts.timeout:g} s timeout; step URLs from {LUA.relative_to(ROOT)}")
+    print(
+        f"{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+    )
+    print(
+        f"wrk: {opts.connections} connections, {opts.wrk_threads} threads, {opts.duration:g} s per run, "
+        f"{opts.warmup:g} s warm-up per endpoint, {opts.timeout:g} s timeout; step URLs from {LUA.relative_to(ROOT)}"
+    )
     with tempfile.TemporaryDirectory() as logs:
         for spec in opts.servers:
             bench_config(spec, opts, Path(logs))

@@ -116,11 +116,20 @@
     document.querySelectorAll(".needs-js[hidden]").forEach(function (el) { el.hidden = false; });
   }
 
-  // Worked examples stay open across steps: the panels are replaced, so reopen what was open.
+  // A fold (a worked example, the chart's numbers) arrives folded with a link to its body for this
+  // state (webapp/web/folds.py): opening it fetches the body in place of the link.
+  function fetchFold(fold) {
+    var link = fold.querySelector(":scope > .fold-link");
+    if (link && window.htmx) window.htmx.ajax("GET", link.getAttribute("href"), { target: link, swap: "outerHTML" });
+  }
+
+  // Folds stay open across steps: the panels are replaced, so reopen what was open (and fetch its body).
   var openWorked = {};
   document.addEventListener("toggle", function (event) {
     var el = event.target;
-    if (el.classList && el.classList.contains("worked") && el.id) openWorked[el.id] = el.open;
+    if (!(el.hasAttribute && el.hasAttribute("data-fold") && el.id)) return;
+    openWorked[el.id] = el.open;
+    if (el.open) fetchFold(el);
   }, true);
 
   function reopenWorked() {

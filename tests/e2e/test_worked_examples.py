@@ -31,6 +31,7 @@ from lesson_page import (
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 no_animation = pytest.mark.browser_context_args(reduced_motion="reduce")
+no_script = pytest.mark.browser_context_args(viewport={"width": 1280, "height": 900}, java_script_enabled=False)
 
 
 def pct(p: float) -> str:
@@ -48,10 +49,10 @@ def label(token: str) -> str:
 
 
 def open_worked(page: Page, name: str) -> Locator:
-    """Click a worked example's summary and wait until its text shows."""
+    """Click a worked example's summary and wait until its text, fetched on opening, shows."""
     details = worked(page, name)
     body = details.locator("p").first
-    expect(body).to_be_hidden()
+    expect(details.locator("p")).to_have_count(0)  # folded, it came as its summary and a link
     details.get_by_text("Worked example", exact=True).click()
     expect(details).to_have_attribute("open", "")
     expect(body).to_be_visible()
@@ -169,3 +170,23 @@ def test_opened_worked_examples_stay_open_after_a_step(page: Page, context: Brow
     step_and_wait(page, 2)
     expect(worked(page, "sampling").locator("p").first).to_be_hidden()  # ... stays closed
     expect(worked(page, "softmax")).to_have_attribute("open", "")
+
+
+@no_script
+def test_a_folded_worked_example_opens_by_its_link_without_javascript(
+    page: Page, two_ids, save_screenshot: Callable
+) -> None:
+    page.goto(state_url(two_ids))
+    step = api_step(page, two_ids[:1])
+    sampling = worked(page, "sampling")
+    expect(sampling.locator("p")).to_have_count(0)
+    sampling.get_by_text("Worked example", exact=True).click()  # <details> opens without script
+    sampling.get_by_role("link", name="Show this step's figures").click()
+
+    opened = worked(page, "sampling")  # a page of its own, the example open
+    expect(opened).to_have_attribute("open", "")
+    for sentence in expected_sentences(step, two_ids)["sampling"]:
+        expect(opened).to_contain_text(sentence)
+    save_screenshot(page, "worked-example-without-javascript")
+    page.get_by_role("link", name="← Back to the screen").click()
+    expect(page.locator("#range-bar")).to_have_attribute("data-step", str(len(two_ids) - 1))

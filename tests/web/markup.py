@@ -99,6 +99,21 @@ def words(element: Element | None) -> str:
     return " ".join(element.text().split())
 
 
+def unfold(client, doc: Element) -> Element:
+    """Open every fold of the page as its link does without JavaScript, in place: each folded <details>
+    gets the body that the link's page shows for it (webapp/web/folds.py)."""
+    for details in doc.find_all("details"):
+        link = details.find("a", "fold-link")
+        if "data-fold" not in details.attrs or link is None:
+            continue
+        response = client.get(link.attrs["href"])
+        assert response.status_code == 200, response.get_data(as_text=True)
+        opened = parse(response.data).by_id(details.attrs["id"])
+        assert opened is not None and "open" in opened.attrs
+        details.children = opened.children
+    return doc
+
+
 def query_of(url: str) -> dict[str, str]:
     """'/?prompt=a+b&ids=1,2' -> {'prompt': 'a b', 'ids': '1,2'}."""
     return {k: v[0] for k, v in parse_qs(urlsplit(url).query, keep_blank_values=True).items()}

@@ -11,12 +11,21 @@ import pytest
 
 from webapp.inference.chain import DEFAULT_CHAIN, LLAMA_CPP_CHAIN
 
-from .markup import HTMX, hidden_fields, parse, pct, query_of, words
+from .markup import HTMX, hidden_fields, parse, pct, query_of, unfold, words
 from .models import bigram
 from .seeded import error_text
 
-CHAINED = bigram(prompt="Mr. Darcy said", seed="7", ids="5,263", top_k="40", top_p="0.9", temperature="0.7",
-                 repetition_penalty="1.3", presence_penalty="0.4", chain="penalties,top_k,top_p,min_p,temperature")
+CHAINED = bigram(
+    prompt="Mr. Darcy said",
+    seed="7",
+    ids="5,263",
+    top_k="40",
+    top_p="0.9",
+    temperature="0.7",
+    repetition_penalty="1.3",
+    presence_penalty="0.4",
+    chain="penalties,top_k,top_p,min_p,temperature",
+)
 
 
 def get(client, path: str = "/", headers=None, **params):
@@ -50,18 +59,21 @@ def test_chain_penalties_range_order_many_and_surprise_survive_the_url(client):
     assert fields["chain"] == params["chain"] and fields["many"] == "100" and fields["surprise"] == "1"
 
 
-@pytest.mark.parametrize(("params", "message"), [
-    ({"chain": "top_k,top_q"}, "no stage 'top_q'"),
-    ({"chain": "top_k,top_k"}, "twice"),
-    ({"repetition_penalty": "0"}, "repetition penalty"),
-    ({"presence_penalty": "3"}, "presence penalty"),
-    ({"frequency_penalty": "nan"}, "frequency-penalty"),
-    ({"range_order": "alphabetical"}, "range order"),
-    ({"many": "7"}, "many must be one of"),
-    ({"model": "article", "scores": "0.1,0.2"}, "one score per token"),
-    ({"model": "article", "vocab": "A,A,B"}, "differ"),
-    ({"model": "article", "scores": "0.1,x,0.7"}, "must be a number"),
-])
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"chain": "top_k,top_q"}, "no stage 'top_q'"),
+        ({"chain": "top_k,top_k"}, "twice"),
+        ({"repetition_penalty": "0"}, "repetition penalty"),
+        ({"presence_penalty": "3"}, "presence penalty"),
+        ({"frequency_penalty": "nan"}, "frequency-penalty"),
+        ({"range_order": "alphabetical"}, "range order"),
+        ({"many": "7"}, "many must be one of"),
+        ({"model": "article", "scores": "0.1,0.2"}, "one score per token"),
+        ({"model": "article", "vocab": "A,A,B"}, "differ"),
+        ({"model": "article", "scores": "0.1,x,0.7"}, "must be a number"),
+    ],
+)
 def test_bad_chain_settings_get_a_clear_400(client, params, message):
     for path in ("/", "/api/step"):
         response = client.get(f"{path}?{urlencode(bigram(prompt='Mr. Darcy', **params))}")
@@ -92,8 +104,10 @@ def test_the_cards_buttons_lead_to_the_moved_chain(client):
     doc = parse(get(client, **CHAINED).data)
     temperature = cards(doc)[-1]
     values = {b.attrs["aria-label"]: b.attrs["value"] for b in temperature.find_all("button")}
-    assert values == {"Move Temperature earlier": "penalties,top_k,top_p,temperature,min_p",
-                      "Leave Temperature out": "penalties,top_k,top_p,min_p"}
+    assert values == {
+        "Move Temperature earlier": "penalties,top_k,top_p,temperature,min_p",
+        "Leave Temperature out": "penalties,top_k,top_p,min_p",
+    }
     presets = {words(b): b.attrs["value"] for b in doc.by_id("chain").find_all("button", "preset")}
     assert presets == {"Hugging Face": ",".join(DEFAULT_CHAIN), "llama.cpp": ",".join(LLAMA_CPP_CHAIN)}
 
@@ -126,7 +140,7 @@ def test_the_same_settings_keep_different_tokens_in_hugging_faces_and_llama_cpps
 
 
 def test_the_article_model_lays_out_the_articles_ranges(client):
-    doc = parse(get(client, model="article", range_order="vocabulary").data)
+    doc = unfold(client, parse(get(client, model="article", range_order="vocabulary").data))
     worked = words(doc.by_id("worked-sampling"))
     assert "0.000 to 0.100 → 'A'; 0.100 to 0.300 → 'B'; 0.300 to 1.000 → 'C'" in worked
     assert doc.by_id("article-scores").attrs["value"] == "0.1,0.2,0.7"

@@ -9,7 +9,7 @@ import pytest
 
 from webapp.inference import Row
 
-from .markup import digits, label, logits_rows, num, parse, pct, pick_digits, pick_sentence, rest_row, span
+from .markup import digits, label, logits_rows, num, parse, pct, pick_digits, pick_sentence, rest_row, span, unfold
 
 ROW_FIELDS = {"rank", "id", "token", "logit", "scaled", "prob", "kept", "lo", "hi"}
 TOP_FIELDS = {
@@ -55,7 +55,7 @@ def page(client, params: dict, ids: list[int]):
     query = {**params, **({"ids": ",".join(map(str, ids))} if ids else {})}
     response = client.get(f"/?{urlencode(query)}")
     assert response.status_code == 200
-    return parse(response.data)
+    return unfold(client, parse(response.data))
 
 
 @pytest.fixture(scope="module", params=list(STATES), ids=list(STATES))

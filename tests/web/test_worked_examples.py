@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 
-from .markup import Element, digits, label, logits_rows, num, parse, pct, pick_digits, words
+from .markup import Element, digits, label, logits_rows, num, parse, pct, pick_digits, unfold, words
 from .models import BIGRAM_MODEL, TRANSFORMER, bigram
 
 MINUS = "\N{MINUS SIGN}"
@@ -73,7 +73,7 @@ def state(request, app):
     query = {**params, **({"ids": ",".join(map(str, ids))} if ids else {})}
     response = client.get(f"/?{urlencode(query)}")
     assert response.status_code == 200
-    return params, ids, shown, parse(response.data)
+    return params, ids, shown, unfold(client, parse(response.data))
 
 
 def worked(doc: Element, name: str) -> str:
@@ -107,7 +107,7 @@ def test_encode_names_a_known_word_an_unknown_one_and_the_ids(state):
 
 
 def test_encode_of_an_unknown_word_is_unk_with_id_0(client):
-    doc = parse(client.get("/?" + urlencode(bigram(prompt="Mr. Darcy looked at the xylophone"))).data)
+    doc = unfold(client, parse(client.get("/?" + urlencode(bigram(prompt="Mr. Darcy looked at the xylophone"))).data))
     text = worked(doc, "encode")
     assert "'Mr' is id 42 in the vocabulary; 'xylophone' is not in it, so it becomes <unk> (id 0)." in text
     assert "only the ids: [42, 3, 271, " in text and text.endswith(", 0]. Look through the whole vocabulary.")
@@ -216,7 +216,9 @@ def test_softmax_works_the_top_tokens_probability_out(state):
 
 def test_softmax_shifts_only_when_e_to_the_z_over_t_would_overflow(client):
     def shifted(temperature: str) -> bool:
-        doc = parse(client.get("/?" + urlencode(bigram(prompt="It is a truth", temperature=temperature))).data)
+        doc = unfold(
+            client, parse(client.get("/?" + urlencode(bigram(prompt="It is a truth", temperature=temperature))).data)
+        )
         return "the largest logit" in worked(doc, "softmax") and "is subtracted first" in worked(doc, "softmax")
 
     assert not shifted("1")
@@ -286,7 +288,7 @@ def test_truncation_sentence_states_the_counts_and_masses(state):
 
 
 def test_truncation_sentence_for_top_k_5(client):
-    doc = parse(client.get("/?" + urlencode(bigram(prompt="The girl saw a", top_k="5"))).data)
+    doc = unfold(client, parse(client.get("/?" + urlencode(bigram(prompt="The girl saw a", top_k="5"))).data))
     step = client.get("/api/step?" + urlencode(bigram(prompt="The girl saw a", top_k="5"))).json
     text = words(doc.find("p", "truncation-note"))
     cut = 1 - sum(row["prob"] for row in step["rows"][:5])
@@ -306,5 +308,5 @@ def test_a_tiny_temperature_with_positive_logits_gives_finite_arithmetic(app, cl
     query = urlencode({"model": TRANSFORMER, "prompt": "Mr. Darcy", "temperature": "1e-308"})
     response = client.get("/?" + query)  # under filterwarnings = error, numpy's overflow warning is a 500
     assert response.status_code == 200
-    text = worked(parse(response.data), "softmax")
+    text = worked(unfold(client, parse(response.data)), "softmax")
     assert "inf" not in text and "∞" not in text

@@ -39,7 +39,7 @@ DEADLINE_SECONDS = 1.0  # wall-clock: on a busy machine the same work takes long
 RETRY_AFTER_SECONDS = 2
 
 # Views that run forward passes, and which ids each one's pass reads after the prompt's.
-SCREEN_ENDPOINTS = ("stepper.show", "stepper.export_csv", "stepper.export_chain_csv")
+SCREEN_ENDPOINTS = ("stepper.show", "stepper.fold", "stepper.export_csv", "stepper.export_chain_csv")
 STEP_ENDPOINTS = ("stepper.step", "api.step", "api.inside")
 ACTION_ENDPOINTS = ("stepper.back", "stepper.reset", "stepper.choose")  # a redirect, or the new screen for htmx
 EXPORT_ENDPOINTS = ("stepper.export_json", "stepper.export_run_csv")  # every generated token's step again

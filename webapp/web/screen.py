@@ -23,6 +23,8 @@ from .translations import gettext, ngettext
 
 PRESENTER_ROWS = 8
 SURPRISE_BINS = (1, 2, 4, 6, 8)  # bits: the upper ends of the text's shades; above 8 bits, the darkest
+# What presenter mode keeps off the projector (the laptop's page and the link without present=1 have it).
+PRESENTER_LEAVES_OUT = frozenset({"worked", "chart-numbers", "compare", "chain", "uncertainty", "many"})
 
 
 # What the text shows for a generated token that has no word of its own, and what that mark means.
@@ -169,6 +171,10 @@ class Screen:
     def has_inside(self) -> bool:
         """Whether the model has a forward pass to look inside (the article model's scores are typed)."""
         return not isinstance(self.model, ArticleModel)
+
+    def sends(self, section: str) -> bool:
+        """Whether the screen sends a section: all of them, but PRESENTER_LEAVES_OUT in presenter mode."""
+        return not (self.state.present and section in PRESENTER_LEAVES_OUT)
 
     @property
     def hidden(self) -> bool:

@@ -14,7 +14,7 @@ from ..inference import UnknownModel, get_model, run_step
 from ..inference.derived.export import chain_to_csv, rows_to_csv, run_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
 from ..inference.errors import N_
-from . import fetched
+from . import fetched, folds, panels
 from .budget import budget_seconds, within_deadline
 from .fetched import fetch_command
 from .screen import build_screen, n_rows
@@ -42,11 +42,17 @@ def models():
     return current_app.extensions["models"]
 
 
+bp.add_app_template_global(panels.shown_key)
+
+
 @bp.app_context_processor
 def model_menu():
     """The models to choose from, and the commands that would fetch more (see fetched.py)."""
-    return {"models_list": list(models().values()), "fetch_commands": list(map(fetch_command, fetchable(models()))),
-            "max_temperature": MAX_TEMPERATURE}
+    return {
+        "models_list": list(models().values()),
+        "fetch_commands": list(map(fetch_command, fetchable(models()))),
+        "max_temperature": MAX_TEMPERATURE,
+    }
 
 
 def read_state() -> State:
@@ -112,27 +118,38 @@ def language_links(state: State) -> list[LanguageLink]:
     return switcher_links(lambda code: public_url(replace(state, lang=code)))
 
 
-def render_screen(state: State, shown=None, animate: bool = False):
-    """The whole page, or for htmx the panels as out-of-band fragments."""
+def render_screen(state: State, shown=None, animate: bool = False, asked: State | None = None):
+    """The whole page, or for htmx the panels that can differ from the screen's as out-of-band fragments.
+
+    `asked` is the state the request carried (the screen's, for an action), if not `state` itself.
+    """
     screen = build_screen(models(), state, shown)
     template = "fragments.html" if is_htmx() else "page.html"
-    link = state_links(state)
-    html = render_template(template, screen=screen, animate=animate and not screen.hidden,
-                           share_url=share_url(state), link=link, reach=reach(), languages=language_links(state))
+    sent = panels.panels_to_send(request.args.get("shown"), asked or state, state)
+    html = render_template(
+        template,
+        screen=screen,
+        animate=animate and not screen.hidden,
+        share_url=share_url(state),
+        link=state_links(state),
+        reach=reach(),
+        panels=sent,
+        languages=language_links(state),
+    )
     response = current_app.make_response(html)
     response.headers["HX-Push-Url"] = public_url(state)
     response.headers["X-History-Entry"] = state.history_entry  # the same entry: classroom.js replaces it
     return response
 
 
-def moved_to(state: State, shown=None, animate: bool = False):
+def moved_to(state: State, asked: State, shown=None, animate: bool = False):
     """After an action: fragments for htmx, else a redirect to the new state's own URL.
 
     A hidden pick is shown where it was taken, without a redirect: the address that names it
     would give the answer away (see public_url).
     """
     if is_htmx() or state.pick_hidden:
-        return render_screen(state, shown, animate)
+        return render_screen(state, shown, animate, asked)
     return redirect(state.url(url_for(".show")), code=303)
 
 
@@ -153,21 +170,23 @@ def take_step(state: State):
 @bp.get("/step")
 def step():
     """Take one step: draw r (or take the teacher's), pick a token, append it."""
-    state, result = take_step(read_state())
-    return moved_to(state, shown=result, animate=True)
+    asked = read_state()
+    state, result = take_step(asked)
+    return moved_to(state, asked, shown=result, animate=True)
 
 
 @bp.get("/back")
 def back():
     """Remove the last generated token and show the step before."""
     state = read_state()
-    return moved_to(state.truncated(len(state.ids) - 1))
+    return moved_to(state.truncated(len(state.ids) - 1), state)
 
 
 @bp.get("/reset")
 def reset():
     """Clear the generated tokens, keeping the prompt and settings."""
-    return moved_to(read_state().truncated(0))
+    state = read_state()
+    return moved_to(state.truncated(0), state)
 
 
 @bp.get("/choose")
@@ -176,15 +195,38 @@ def choose():
     state = read_state()
     token = parse_token(request.args, state_model(models(), state).tokenizer)
     i = len(state.ids) if state.shown is None else state.shown
-    return moved_to(state.branched(i, token, FORCED))
+    return moved_to(state.branched(i, token, FORCED), state)
+
+
+@bp.get("/fold/<name>")
+def fold(name: str):
+    """One folded section of the screen (a worked example, the chart's numbers): its body for htmx, else a page."""
+    section = folds.find(name)
+    state = read_state()
+    screen = build_screen(models(), state)
+    if not folds.on_screen(name, screen):
+        raise InvalidInput(f"this screen does not show {name}: {folds.why_not(name)}")
+    link = state_links(state)
+    if is_htmx():
+        return folds.render_fold(section, "body", screen=screen, link=link)
+    body = folds.render_fold(section, "open", screen=screen, link=link)
+    return render_template("fold.html", screen=screen, body=body, link=link)
 
 
 @bp.get("/export.json")
 def export_json():
     """Download every step of the text so far as JSON."""
     state = read_state()
-    trace = trace_to_dict(state_model(models(), state), state.prompt, state.ids, state.sources, state.settings,
-                          n_rows=n_rows(state), seconds=budget_seconds(), go_on=within_deadline)
+    trace = trace_to_dict(
+        state_model(models(), state),
+        state.prompt,
+        state.ids,
+        state.sources,
+        state.settings,
+        n_rows=n_rows(state),
+        seconds=budget_seconds(),
+        go_on=within_deadline,
+    )
     response = current_app.json.response(trace)
     response.headers["Content-Disposition"] = 'attachment; filename="trace.json"'
     return response
@@ -215,8 +257,9 @@ def export_run_csv():
     """Download the whole run as CSV: one line per generated token, with its r, how it was picked, the settings."""
     state = read_state()
     model = state_model(models(), state)
-    csv_text = run_to_csv(model, state.prompt, state.ids, state.sources, state.settings, seconds=budget_seconds(),
-                          go_on=within_deadline)
+    csv_text = run_to_csv(
+        model, state.prompt, state.ids, state.sources, state.settings, seconds=budget_seconds(), go_on=within_deadline
+    )
     response = current_app.make_response(csv_text)
     response.headers["Content-Type"] = "text/csv; charset=utf-8"
     response.headers["Content-Disposition"] = 'attachment; filename="run.csv"'

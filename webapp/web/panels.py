@@ -1,0 +1,54 @@
+"""Which panels an htmx answer swaps: only those whose content can differ from the screen on display.
+
+Most panels show the step, and every action (Step, Back, a setting) changes it, so they are always
+sent. A few show one part of the state only:
+
+- the temperature's value and the model's description show the screen's temperature and model. The
+  controls form's visible fields may hold newer ones, typed but not sent yet, so the screen writes
+  what it shows into the form: `shown`, a short digest per panel of its part (shown_key);
+- the teacher's r is the field itself: it holds what the request sent (a typed r that Step uses up
+  must be cleared; an unused one left as it is).
+
+A request without `shown`, or with one that does not read, gets every panel.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from .state import State
+
+# Panels that show one part of the screen's state, and that part.
+SHOWN: dict[str, Callable[[State], object]] = {
+    "temperature_value": lambda state: state.settings.temperature,
+    "model_description": lambda state: (state.model, state.article),
+}
+PANELS = (
+    *("tokens", "state_fields", "logits", "chart", "inside", "ranges", "text", "share", "languages", "next_r"),
+    *SHOWN,
+)
+
+
+def _digest(value: object) -> str:
+    return hashlib.blake2b(repr(value).encode(), digest_size=4).hexdigest()
+
+
+def shown_key(state: State) -> str:
+    """What the screen shows of each panel in SHOWN, for the controls form: 'a1b2c3d4.e5f6a7b8'."""
+    return ".".join(_digest(part(state)) for part in SHOWN.values())
+
+
+def panels_to_send(shown: str | None, asked: State, state: State) -> frozenset[str]:
+    """The panels of an answer that shows `state`, asked for by `asked` from a screen whose shown_key is `shown`.
+
+    A Step at the same temperature and model, no r typed: every panel but temperature_value,
+    model_description and next_r. Without `shown` (a link, an older page): every panel.
+    """
+    before = (shown or "").split(".")
+    if len(before) != len(SHOWN):
+        return frozenset(PANELS)
+    same = {name for (name, part), digest in zip(SHOWN.items(), before, strict=True) if _digest(part(state)) == digest}
+    if asked.next_r == state.next_r:
+        same.add("next_r")
+    return frozenset(PANELS) - same
