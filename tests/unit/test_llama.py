@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from webapp.inference import Settings, generate, run_step, text_of
 from webapp.inference.errors import InvalidTokenIds
-from webapp.inference.llama import LlamaModel, rope, rope_tables
+from webapp.inference.llama import LlamaModel, rope, rope_turns
 from webapp.inference.machinery.kvcache import KVCache, KVPool, plan, run_in_blocks
 from webapp.inference.machinery.registry import load_model
 from webapp.inference.machinery.user_models import load_available, load_model_file, load_user_models, user_models_dir
@@ -286,9 +286,9 @@ def test_ids_outside_the_vocabulary_are_refused(model):
 
 
 def test_rope_turns_neighbouring_pairs():
-    cos, sin = rope_tables(np.arange(3), 4, 10000.0)  # [3, 4]
+    turns = rope_turns(np.arange(3), 4, 10000.0)  # [3, 2]
     x = np.array([[[1.0, 0.0, 0.0, 1.0]]] * 3, dtype=np.float32)  # [3 positions, 1 head, 4]
-    out = rope(x, cos, sin)
+    out = rope(x, turns)
     first, second = 2.0, 2.0 / 100  # position 2: angles 2 * 10000^0 and 2 * 10000^(-2/4)
     np.testing.assert_allclose(out[2, 0], [math.cos(first), math.sin(first), -math.sin(second), math.cos(second)],
                                rtol=1e-6)
@@ -443,5 +443,5 @@ def test_the_pool_says_how_much_of_a_window_it_holds(tiny):
     assert m.cached_positions(ids) == 0
     m.logits(ids)
     assert m.cached_positions(ids) == len(m.context(ids))  # its logits are kept
-    assert m.cached_positions([*ids, 5]) == 10  # a block of 4 twice, then two kept one by one
+    assert m.cached_positions([*ids, 5]) == 10  # a block of 4 twice, then one of 2
     assert m.cached_positions([ids[0] + 1, *ids[1:]]) == 0
