@@ -26,9 +26,11 @@ import time
 from pathlib import Path
 
 PROMPT = "Once upon a time, there was a little"
-PARAGRAPH = ("It is a truth universally acknowledged, that a single man in possession of a good fortune, must be "
-             "in want of a wife. However little known the feelings or views of such a man may be on his first "
-             "entering a neighbourhood, this truth is so well fixed in the minds of the surrounding families.")
+PARAGRAPH = (
+    "It is a truth universally acknowledged, that a single man in possession of a good fortune, must be "
+    "in want of a wife. However little known the feelings or views of such a man may be on his first "
+    "entering a neighbourhood, this truth is so well fixed in the minds of the surrounding families."
+)
 
 
 def parse_args() -> argparse.Namespace:
@@ -96,10 +98,21 @@ def bench_numpy(path: Path, n_tokens: int) -> dict:
     after = bandwidth_bound(model)
     bound = min(bound, after, key=lambda b: b["bound_ms"])
     assert logits.dtype == np.float32
-    return {"load_s": load_s, "ready_s": ready_s, "first_s": first_s, "rss_mib": rss, "peak_mib": max(peak, rss_mib()[1]),
-            "prompt_tokens": len(ids), "prompt_s": prompt_s, **speed(times), "step_ms": 1000 * median(step_times),
-            "cold_s": cold_s, "cold_tokens": len(model.tokenizer.encode(PARAGRAPH)), **bound,
-            "pieces": model.tokenizer.decode_pieces(out[:20])}
+    return {
+        "load_s": load_s,
+        "ready_s": ready_s,
+        "first_s": first_s,
+        "rss_mib": rss,
+        "peak_mib": max(peak, rss_mib()[1]),
+        "prompt_tokens": len(ids),
+        "prompt_s": prompt_s,
+        **speed(times),
+        "step_ms": 1000 * median(step_times),
+        "cold_s": cold_s,
+        "cold_tokens": len(model.tokenizer.encode(PARAGRAPH)),
+        **bound,
+        "pieces": model.tokenizer.decode_pieces(out[:20]),
+    }
 
 
 def bandwidth_bound(model, rounds: int = 7) -> dict:
@@ -122,8 +135,12 @@ def bandwidth_bound(model, rounds: int = 7) -> dict:
             x @ w
         best = min(best, time.perf_counter() - start)
     n_bytes = sum(w.nbytes for w in weights)
-    return {"bound_ms": 1000 * best, "bound_tokens_per_s": 1 / best, "gb_per_s": n_bytes / best / 1e9,
-            "weights_mb": n_bytes / 1e6}
+    return {
+        "bound_ms": 1000 * best,
+        "bound_tokens_per_s": 1 / best,
+        "gb_per_s": n_bytes / best / 1e9,
+        "weights_mb": n_bytes / 1e6,
+    }
 
 
 def median(xs: list[float]) -> float:
@@ -132,8 +149,11 @@ def median(xs: list[float]) -> float:
 
 def speed(times: list[float]) -> dict:
     """Tokens/s from the median time (a busy machine's stalls hit the mean), and from the mean."""
-    return {"tokens_per_s": 1 / median(times), "mean_tokens_per_s": len(times) / sum(times),
-            "median_token_ms": 1000 * median(times)}
+    return {
+        "tokens_per_s": 1 / median(times),
+        "mean_tokens_per_s": len(times) / sum(times),
+        "median_token_ms": 1000 * median(times),
+    }
 
 
 def bench_llama_cpp(path: Path, n_tokens: int, threads: int) -> dict:
@@ -169,9 +189,18 @@ def bench_llama_cpp(path: Path, n_tokens: int, threads: int) -> dict:
     llm.eval(paragraph)
     cold_s = time.perf_counter() - start
     rss, peak = rss_mib()
-    return {"load_s": load_s, "first_s": first_s, "rss_mib": rss, "peak_mib": peak, "prompt_tokens": len(ids), "prompt_s": prompt_s,
-            **speed(times), "cold_tokens": len(paragraph), "cold_s": cold_s,
-            "pieces": [llm.detokenize([i]).decode("utf-8", errors="replace") for i in out[:20]]}
+    return {
+        "load_s": load_s,
+        "first_s": first_s,
+        "rss_mib": rss,
+        "peak_mib": peak,
+        "prompt_tokens": len(ids),
+        "prompt_s": prompt_s,
+        **speed(times),
+        "cold_tokens": len(paragraph),
+        "cold_s": cold_s,
+        "pieces": [llm.detokenize([i]).decode("utf-8", errors="replace") for i in out[:20]],
+    }
 
 
 def llama_cpp_result(args: argparse.Namespace, path: Path) -> dict | str:
@@ -187,8 +216,17 @@ def llama_cpp_result(args: argparse.Namespace, path: Path) -> dict | str:
 
 def run_llama_python(args: argparse.Namespace, path: Path) -> dict | str:
     """This script's llama.cpp part in another interpreter: its figures, or one line on why it gave none."""
-    command = [args.llama_python, __file__, "--llama-cpp-only", "--model-file", str(path),
-               "--tokens", str(args.tokens), "--threads", str(args.threads)]
+    command = [
+        args.llama_python,
+        __file__,
+        "--llama-cpp-only",
+        "--model-file",
+        str(path),
+        "--tokens",
+        str(args.tokens),
+        "--threads",
+        str(args.threads),
+    ]
     try:
         done = subprocess.run(command, capture_output=True, text=True, env=thread_env(args.threads), timeout=600)
     except OSError as e:
@@ -216,37 +254,50 @@ def main() -> None:
     print(f"{path.name}, {args.threads} threads, prompt {PROMPT!r}, {args.tokens} greedy tokens")
     ours = bench_numpy(path, args.tokens)
     ready = "" if ours["ready_s"] is None else f" (kept float32: {ours['ready_s']:.1f} s)"
-    print(f"NumPy:     load {ours['load_s']:.1f} s{ready}, first pass {1000 * ours['first_s']:.0f} ms, RSS {ours['rss_mib']:.0f} MiB "
-          f"(peak {ours['peak_mib']:.0f}), {ours['tokens_per_s']:.1f} tokens/s ({ours['median_token_ms']:.1f} ms "
-          f"median; mean {ours['mean_tokens_per_s']:.1f}/s), app step {ours['step_ms']:.0f} ms, {prompts(ours)}")
+    print(
+        f"NumPy:     load {ours['load_s']:.1f} s{ready}, first pass {1000 * ours['first_s']:.0f} ms, "
+        f"RSS {ours['rss_mib']:.0f} MiB (peak {ours['peak_mib']:.0f}), {ours['tokens_per_s']:.1f} tokens/s "
+        f"({ours['median_token_ms']:.1f} ms median; mean {ours['mean_tokens_per_s']:.1f}/s), "
+        f"app step {ours['step_ms']:.0f} ms, {prompts(ours)}"
+    )
     bound = ours["bound_tokens_per_s"]
-    print(f"bound:     x @ W over the model's {ours['weights_mb']:.0f} MB of weights: {ours['bound_ms']:.1f} ms "
-          f"({ours['gb_per_s']:.1f} GB/s), at most {bound:.1f} tokens/s; NumPy generates at "
-          f"{100 * ours['tokens_per_s'] / bound:.0f} % of it (mean: {100 * ours['mean_tokens_per_s'] / bound:.0f} %)")
+    print(
+        f"bound:     x @ W over the model's {ours['weights_mb']:.0f} MB of weights: {ours['bound_ms']:.1f} ms "
+        f"({ours['gb_per_s']:.1f} GB/s), at most {bound:.1f} tokens/s; NumPy generates at "
+        f"{100 * ours['tokens_per_s'] / bound:.0f} % of it (mean: {100 * ours['mean_tokens_per_s'] / bound:.0f} %)"
+    )
     print(f"           first 20: {''.join(ours['pieces'])!r}")
     theirs = llama_cpp_result(args, path)
     if isinstance(theirs, str):
         print(f"llama.cpp: not run ({theirs})")
         return
-    print(f"llama.cpp: load {theirs['load_s']:.1f} s, first pass {1000 * theirs['first_s']:.0f} ms, RSS {theirs['rss_mib']:.0f} MiB, "
-          f"{theirs['tokens_per_s']:.1f} tokens/s ({theirs['median_token_ms']:.1f} ms median; mean "
-          f"{theirs['mean_tokens_per_s']:.1f}/s), {prompts(theirs)}")
+    print(
+        f"llama.cpp: load {theirs['load_s']:.1f} s, first pass {1000 * theirs['first_s']:.0f} ms, "
+        f"RSS {theirs['rss_mib']:.0f} MiB, "
+        f"{theirs['tokens_per_s']:.1f} tokens/s ({theirs['median_token_ms']:.1f} ms median; mean "
+        f"{theirs['mean_tokens_per_s']:.1f}/s), {prompts(theirs)}"
+    )
     print(f"           first 20: {''.join(theirs['pieces'])!r}")
-    print(f"ratio:     NumPy has {ours['tokens_per_s'] / theirs['tokens_per_s']:.2f}x llama.cpp's tokens/s, "
-          f"{share(ours, theirs, 'prompt')}x its prompt tokens/s, {share(ours, theirs, 'cold')}x on the cold prompt")
+    print(
+        f"ratio:     NumPy has {ours['tokens_per_s'] / theirs['tokens_per_s']:.2f}x llama.cpp's tokens/s, "
+        f"{share(ours, theirs, 'prompt')}x its prompt tokens/s, {share(ours, theirs, 'cold')}x on the cold prompt"
+    )
 
 
 def prompts(r: dict) -> str:
     """The prompt passes, in ms and tokens/s."""
-    return (f"prompt ({r['prompt_tokens']} tokens) {1000 * r['prompt_s']:.0f} ms = "
-            f"{r['prompt_tokens'] / r['prompt_s']:.0f} tokens/s, cold {r['cold_tokens']}-token prompt "
-            f"{r['cold_s']:.2f} s = {r['cold_tokens'] / r['cold_s']:.0f} tokens/s")
+    return (
+        f"prompt ({r['prompt_tokens']} tokens) {1000 * r['prompt_s']:.0f} ms = "
+        f"{r['prompt_tokens'] / r['prompt_s']:.0f} tokens/s, cold {r['cold_tokens']}-token prompt "
+        f"{r['cold_s']:.2f} s = {r['cold_tokens'] / r['cold_s']:.0f} tokens/s"
+    )
 
 
 def share(ours: dict, theirs: dict, key: str) -> str:
     """NumPy's tokens/s over llama.cpp's on one prompt pass, e.g. '0.41'."""
     rate = lambda r: r[f"{key}_tokens"] / r[f"{key}_s"]  # noqa: E731
     return f"{rate(ours) / rate(theirs):.2f}"
+
 
 if __name__ == "__main__":
     main()

@@ -11,7 +11,8 @@ One position's way through the model, in the names of the GGUF tensors:
 Each weight matrix is [n_in, n_out], so that a layer is x @ W (machinery/llama_gguf.py arranges them).
 
 Rotary position embeddings (RoPE) turn each pair of a query's or key's dimensions by an angle
-pos * base^(-2i / rope_dim), so that a query-key dot product depends on how far apart they are.
+pos * base^(-2i / rope_dim), so that a query-key dot product depends on how far apart they are; a pair
+(a, b) is the complex number a + ib, and turning it by an angle is multiplying it by e^(i angle).
 Which dimensions make a pair: llama.cpp's converter permutes the rows of the Q and K weights so that
 a pair is two neighbouring dimensions (2i, 2i + 1) of a head, where the Hugging Face checkpoint pairs
 dimension i with i + head_dim / 2. The weights are used as the file has them, so pairs are neighbours.
@@ -108,8 +109,16 @@ def rope(x: np.ndarray, turns: np.ndarray) -> np.ndarray:
     return np.concatenate([turned, x[..., rot:]], axis=-1) if rot < x.shape[-1] else turned
 
 
-def gqa(x: np.ndarray, b: dict, c: LlamaConfig, turns: np.ndarray, mask: np.ndarray,
-        cache: KVCache | None = None, layer: int = 0, inside: Inside | None = None) -> np.ndarray:
+def gqa(
+    x: np.ndarray,
+    b: dict,
+    c: LlamaConfig,
+    turns: np.ndarray,
+    mask: np.ndarray,
+    cache: KVCache | None = None,
+    layer: int = 0,
+    inside: Inside | None = None,
+) -> np.ndarray:
     """Causal grouped-query attention of positions start.. over themselves and (from the cache) the ones before.
 
     [n, n_embd] -> [n, n_embd], with turns = rope_turns(positions) and mask = causal_mask(n, start), the
@@ -140,8 +149,15 @@ def swiglu(x: np.ndarray, b: dict, c: LlamaConfig) -> np.ndarray:
     return (silu(gate) * up) @ b["ffn_down"]  # [n, n_ff] @ [n_ff, n_embd]
 
 
-def forward(params: dict, ids: Sequence[int], c: LlamaConfig, start: int = 0, cache: KVCache | None = None,
-            inside: Inside | None = None, n_logits: int = 1) -> np.ndarray:
+def forward(
+    params: dict,
+    ids: Sequence[int],
+    c: LlamaConfig,
+    start: int = 0,
+    cache: KVCache | None = None,
+    inside: Inside | None = None,
+    n_logits: int = 1,
+) -> np.ndarray:
     """The logits after each of the last n_logits positions of ids, which sit at positions start..
 
     ids [n_seq] -> [n_logits, n_vocab], float32 (0 logits when the call only fills the cache).
@@ -168,8 +184,18 @@ def head(x: np.ndarray, params: dict, c: LlamaConfig) -> np.ndarray:
 class LlamaModel(LanguageModel):
     """A llama-architecture decoder from GGUF weights: logits from the last n_ctx ids."""
 
-    def __init__(self, name: str, tokenizer: BPETokenizer, params: dict, config: LlamaConfig, n_ctx: int,
-                 start_id: int, bos_id: int | None = None, description: str = "", block: int = BLOCK):
+    def __init__(
+        self,
+        name: str,
+        tokenizer: BPETokenizer,
+        params: dict,
+        config: LlamaConfig,
+        n_ctx: int,
+        start_id: int,
+        bos_id: int | None = None,
+        description: str = "",
+        block: int = BLOCK,
+    ):
         self.name = name
         self.description = description
         self.tokenizer = tokenizer
@@ -186,8 +212,14 @@ class LlamaModel(LanguageModel):
         self._pool = KVPool(lambda: KVCache(c.n_layer, c.n_head_kv, c.head_dim, n_pos), sizes, POOL_SIZE)
 
     @classmethod
-    def from_gguf(cls, path: str | Path, name: str | None = None, n_ctx: int | None = None,
-                  description: str = "", block: int = BLOCK) -> LlamaModel:
+    def from_gguf(
+        cls,
+        path: str | Path,
+        name: str | None = None,
+        n_ctx: int | None = None,
+        description: str = "",
+        block: int = BLOCK,
+    ) -> LlamaModel:
         """Load a llama-architecture GGUF file: weights dequantised to float32, the BPE tokenizer."""
         from .machinery import llama_gguf
 
