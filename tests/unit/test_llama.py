@@ -307,6 +307,7 @@ def test_rope_leaves_the_dimensions_past_rope_dim_as_they_are():
     assert np.array_equal(out[..., 4:], x[..., 4:])
     np.testing.assert_allclose(out[0], x[0], rtol=1e-6)  # position 0 turns nothing
     assert not np.allclose(out[1, :, :4], x[1, :, :4])
+    assert np.array_equal(rope(x.astype(np.float64), rope_turns(np.array([0, 5]), 4, 10000.0)), out)
     np.testing.assert_allclose(
         np.hypot(out[1, :, 0::2], out[1, :, 1::2])[..., :2], np.hypot(x[1, :, 0::2], x[1, :, 1::2])[..., :2], rtol=1e-6
     )  # turning keeps lengths

@@ -99,12 +99,12 @@ def rope(x: np.ndarray, turns: np.ndarray) -> np.ndarray:
     """Turn each pair of neighbouring dimensions (a, b) = (2i, 2i + 1) by its angle at each position.
 
     The pair is the complex number a + ib, and turning it is multiplying by e^(i angle) = cos + i sin:
-    (a + ib)(cos + i sin) = (a cos - b sin) + i (a sin + b cos). x [n, n_heads, head_dim] (float32),
+    (a + ib)(cos + i sin) = (a cos - b sin) + i (a sin + b cos). x [n, n_heads, head_dim],
     turns = rope_turns(positions) [n, rope_dim / 2] -> [n, n_heads, head_dim]; dimensions past rope_dim
     are left as they are.
     """
     rot = 2 * turns.shape[-1]
-    pairs = x[..., :rot].view(np.complex64)  # [n, n_heads, rot / 2]: (a, b) as a + ib, the same memory
+    pairs = np.asarray(x[..., :rot], dtype=np.float32).view(np.complex64)  # [n, n_heads, rot / 2]: a + ib
     turned = (pairs * turns[:, None, :]).view(np.float32)  # [n, n_heads, rot]
     return np.concatenate([turned, x[..., rot:]], axis=-1) if rot < x.shape[-1] else turned
 
