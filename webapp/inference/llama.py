@@ -46,7 +46,7 @@ from .machinery.kvcache import KVCache, KVPool
 from .model import Inside, LanguageModel
 from .transformer import attention, causal_mask
 
-BLOCK = 16  # the KV cache runs a window as blocks of 16, then of 8, then one position at a time (kvcache.py)
+BLOCK = 32  # the KV cache runs a window as blocks of 32, 16 and 8, then one position at a time (kvcache.py)
 POOL_SIZE = 8  # KV caches kept: at least the threads a server process runs
 MAX_CTX = 2048  # the window, at most: the app's steps never need more
 
@@ -208,7 +208,7 @@ class LlamaModel(LanguageModel):
             raise ValueError(f"model {name!r}: the embedding does not fit the vocabulary")
         n_pos = n_ctx + (bos_id is not None)
         c = config
-        sizes = tuple(dict.fromkeys(s for s in (block, block // 2, 1) if s))  # 16, 8, then one at a time
+        sizes = tuple(dict.fromkeys(s for s in (block, block // 2, block // 4, 1) if s))  # 32, 16, 8, then 1
         self._pool = KVPool(lambda: KVCache(c.n_layer, c.n_head_kv, c.head_dim, n_pos), sizes, POOL_SIZE)
 
     @classmethod
