@@ -4,13 +4,15 @@
     python bench/bench_llama.py --model-file other.gguf --tokens 64
     python bench/bench_llama.py --llama-python /tmp/llamacpp/bin/python   # llama.cpp from another venv
 
-Prints: load time, resident memory, the prompt pass, tokens/s generating greedily with the KV cache,
-the time of one app step (run_step: forward pass, softmax, sort, ranges), the machine's own bound
-measured in the same run (one float32 x @ W over every weight matrix of the model's shapes: the bytes
-one token must read, at the memory's speed) and NumPy's share of it, and the same greedy run in
-llama.cpp (llama-cpp-python) with the ratio. llama_cpp is imported only if it is installed here, or
-run by --llama-python (an interpreter whose environment has it: it need not have this project).
-Both sides use the same number of threads (--threads, default 2), set before NumPy loads.
+Prints: load time, the first pass (which reads the weights in), resident memory, tokens/s generating
+greedily with the KV cache (from the median token and from the mean: every 8th token also runs a block
+that replaces the ones before it, see machinery/kvcache.py), the time of one app step (run_step: forward
+pass, softmax, sort, ranges), the prompt passes (a short prompt, and a paragraph the cache has never
+seen), the machine's own bound measured in the same run (one float32 x @ W over every weight matrix of
+the model's shapes: the bytes one token must read, at the memory's speed) and NumPy's share of it, and
+the same figures from llama.cpp (llama-cpp-python) with the ratios. llama_cpp is run by --llama-python
+(an interpreter whose environment has it: it need not have this project), or imported if it is
+installed here. Both sides use the same number of threads (--threads, default 2), set before NumPy loads.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ import time
 from pathlib import Path
 
 PROMPT = "Once upon a time, there was a little"
-PARAGRAPH = ("It is a truth universally acknowledged, that a single man in possession of a good fortune, must be "
-             "in want of a wife. However little known the feelings or views of such a man may be on his first "
-             "entering a neighbourhood, this truth is so well fixed in the minds of the surrounding families.")
+PARAGRAPH = (
+    "It is a truth universally acknowledged, that a single man in possession of a good fortune, must be "
+    "in want of a wife. However little known the feelings or views of such a man may be on his first "
+    "entering a neighbourhood, this truth is so well fixed in the minds of the surrounding families."
+)
 
 
 def parse_args() -> argparse.Namespace:
@@ -69,6 +73,9 @@ def bench_numpy(path: Path, n_tokens: int) -> dict:
         model = LlamaModel.load(path.parent)
         ready_s = time.perf_counter() - start
     bound = bandwidth_bound(model)  # measured before and after the generation: the better of the two
+    start = time.perf_counter()
+    model.logits([model.start_id])  # the first pass reads the weights in; the prompt shares nothing with it
+    first_s = time.perf_counter() - start
     ids = model.tokenizer.encode_ids(PROMPT)
     start = time.perf_counter()
     logits = model.logits(ids)
@@ -91,10 +98,21 @@ def bench_numpy(path: Path, n_tokens: int) -> dict:
     after = bandwidth_bound(model)
     bound = min(bound, after, key=lambda b: b["bound_ms"])
     assert logits.dtype == np.float32
-    return {"load_s": load_s, "ready_s": ready_s, "rss_mib": rss, "peak_mib": max(peak, rss_mib()[1]),
-            "prompt_tokens": len(ids), "prompt_s": prompt_s, **speed(times), "step_ms": 1000 * median(step_times),
-            "cold_s": cold_s, "cold_tokens": len(model.tokenizer.encode(PARAGRAPH)), **bound,
-            "pieces": model.tokenizer.decode_pieces(out[:20])}
+    return {
+        "load_s": load_s,
+        "ready_s": ready_s,
+        "first_s": first_s,
+        "rss_mib": rss,
+        "peak_mib": max(peak, rss_mib()[1]),
+        "prompt_tokens": len(ids),
+        "prompt_s": prompt_s,
+        **speed(times),
+        "step_ms": 1000 * median(step_times),
+        "cold_s": cold_s,
+        "cold_tokens": len(model.tokenizer.encode(PARAGRAPH)),
+        **bound,
+        "pieces": model.tokenizer.decode_pieces(out[:20]),
+    }
 
 
 def bandwidth_bound(model, rounds: int = 7) -> dict:
@@ -117,8 +135,12 @@ def bandwidth_bound(model, rounds: int = 7) -> dict:
             x @ w
         best = min(best, time.perf_counter() - start)
     n_bytes = sum(w.nbytes for w in weights)
-    return {"bound_ms": 1000 * best, "bound_tokens_per_s": 1 / best, "gb_per_s": n_bytes / best / 1e9,
-            "weights_mb": n_bytes / 1e6}
+    return {
+        "bound_ms": 1000 * best,
+        "bound_tokens_per_s": 1 / best,
+        "gb_per_s": n_bytes / best / 1e9,
+        "weights_mb": n_bytes / 1e6,
+    }
 
 
 def median(xs: list[float]) -> float:
@@ -127,8 +149,11 @@ def median(xs: list[float]) -> float:
 
 def speed(times: list[float]) -> dict:
     """Tokens/s from the median time (a busy machine's stalls hit the mean), and from the mean."""
-    return {"tokens_per_s": 1 / median(times), "mean_tokens_per_s": len(times) / sum(times),
-            "median_token_ms": 1000 * median(times)}
+    return {
+        "tokens_per_s": 1 / median(times),
+        "mean_tokens_per_s": len(times) / sum(times),
+        "median_token_ms": 1000 * median(times),
+    }
 
 
 def bench_llama_cpp(path: Path, n_tokens: int, threads: int) -> dict:
@@ -143,6 +168,10 @@ def bench_llama_cpp(path: Path, n_tokens: int, threads: int) -> dict:
     start = time.perf_counter()
     llm = Llama(model_path=str(path), n_ctx=2048, n_threads=threads, n_threads_batch=threads, verbose=False)
     load_s = time.perf_counter() - start
+    start = time.perf_counter()
+    llm.eval([llm.token_eos()])  # the first pass reads the weights in, as NumPy's does
+    first_s = time.perf_counter() - start
+    llm.reset()
     ids = llm.tokenize(PROMPT.encode(), add_bos=False, special=False)
     start = time.perf_counter()
     llm.eval(ids)
@@ -154,23 +183,60 @@ def bench_llama_cpp(path: Path, n_tokens: int, threads: int) -> dict:
         start = time.perf_counter()
         llm.eval([out[-1]])
         times.append(time.perf_counter() - start)
+    paragraph = llm.tokenize(PARAGRAPH.encode(), add_bos=False, special=False)
+    llm.reset()  # a prompt the context has not seen, as NumPy's cold one
+    start = time.perf_counter()
+    llm.eval(paragraph)
+    cold_s = time.perf_counter() - start
     rss, peak = rss_mib()
-    return {"load_s": load_s, "rss_mib": rss, "peak_mib": peak, "prompt_ids": ids, "prompt_s": prompt_s,
-            **speed(times), "pieces": [llm.detokenize([i]).decode("utf-8", errors="replace") for i in out[:20]]}
+    return {
+        "load_s": load_s,
+        "first_s": first_s,
+        "rss_mib": rss,
+        "peak_mib": peak,
+        "prompt_tokens": len(ids),
+        "prompt_s": prompt_s,
+        **speed(times),
+        "cold_tokens": len(paragraph),
+        "cold_s": cold_s,
+        "pieces": [llm.detokenize([i]).decode("utf-8", errors="replace") for i in out[:20]],
+    }
 
 
-def llama_cpp_result(args: argparse.Namespace, path: Path) -> dict | None:
-    """Run llama.cpp here if llama_cpp imports, else in --llama-python; None if neither can."""
+def llama_cpp_result(args: argparse.Namespace, path: Path) -> dict | str:
+    """Run llama.cpp in --llama-python if given, else here if llama_cpp imports; why not, if neither can."""
+    if args.llama_python:
+        return run_llama_python(args, path)
     try:
         import llama_cpp  # noqa: F401
     except ImportError:
-        if not args.llama_python:
-            return None
-        command = [args.llama_python, __file__, "--llama-cpp-only", "--model-file", str(path),
-                   "--tokens", str(args.tokens), "--threads", str(args.threads)]
-        done = subprocess.run(command, capture_output=True, text=True, check=True, env=thread_env(args.threads))
-        return json.loads(done.stdout)
+        return "pip install llama-cpp-python, or pass --llama-python"
     return bench_llama_cpp(path, args.tokens, args.threads)
+
+
+def run_llama_python(args: argparse.Namespace, path: Path) -> dict | str:
+    """This script's llama.cpp part in another interpreter: its figures, or one line on why it gave none."""
+    command = [
+        args.llama_python,
+        __file__,
+        "--llama-cpp-only",
+        "--model-file",
+        str(path),
+        "--tokens",
+        str(args.tokens),
+        "--threads",
+        str(args.threads),
+    ]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, env=thread_env(args.threads), timeout=600)
+    except OSError as e:
+        return f"--llama-python {args.llama_python}: {e.strerror}"
+    except subprocess.TimeoutExpired:
+        return f"--llama-python {args.llama_python}: no answer in 600 s"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        return f"--llama-python {args.llama_python} failed: {last}"
+    return json.loads(done.stdout)
 
 
 def thread_env(threads: int) -> dict:
@@ -188,26 +254,49 @@ def main() -> None:
     print(f"{path.name}, {args.threads} threads, prompt {PROMPT!r}, {args.tokens} greedy tokens")
     ours = bench_numpy(path, args.tokens)
     ready = "" if ours["ready_s"] is None else f" (kept float32: {ours['ready_s']:.1f} s)"
-    print(f"NumPy:     load {ours['load_s']:.1f} s{ready}, RSS {ours['rss_mib']:.0f} MiB "
-          f"(peak {ours['peak_mib']:.0f}), "
-          f"prompt ({ours['prompt_tokens']} tokens) {1000 * ours['prompt_s']:.0f} ms, "
-          f"{ours['tokens_per_s']:.1f} tokens/s ({ours['median_token_ms']:.1f} ms median; mean "
-          f"{ours['mean_tokens_per_s']:.1f}/s), app step {ours['step_ms']:.0f} ms, "
-          f"cold {ours['cold_tokens']}-token prompt {ours['cold_s']:.2f} s")
-    print(f"bound:     x @ W over the model's {ours['weights_mb']:.0f} MB of weights: {ours['bound_ms']:.1f} ms "
-          f"({ours['gb_per_s']:.1f} GB/s), at most {ours['bound_tokens_per_s']:.1f} tokens/s; NumPy generates at "
-          f"{100 * ours['tokens_per_s'] / ours['bound_tokens_per_s']:.0f} % of it; the cold prompt runs at "
-          f"{ours['cold_tokens'] / ours['cold_s']:.0f} tokens/s")
+    print(
+        f"NumPy:     load {ours['load_s']:.1f} s{ready}, first pass {1000 * ours['first_s']:.0f} ms, "
+        f"RSS {ours['rss_mib']:.0f} MiB (peak {ours['peak_mib']:.0f}), {ours['tokens_per_s']:.1f} tokens/s "
+        f"({ours['median_token_ms']:.1f} ms median; mean {ours['mean_tokens_per_s']:.1f}/s), "
+        f"app step {ours['step_ms']:.0f} ms, {prompts(ours)}"
+    )
+    bound = ours["bound_tokens_per_s"]
+    print(
+        f"bound:     x @ W over the model's {ours['weights_mb']:.0f} MB of weights: {ours['bound_ms']:.1f} ms "
+        f"({ours['gb_per_s']:.1f} GB/s), at most {bound:.1f} tokens/s; NumPy generates at "
+        f"{100 * ours['tokens_per_s'] / bound:.0f} % of it (mean: {100 * ours['mean_tokens_per_s'] / bound:.0f} %)"
+    )
     print(f"           first 20: {''.join(ours['pieces'])!r}")
     theirs = llama_cpp_result(args, path)
-    if theirs is None:
-        print("llama.cpp: not run (pip install llama-cpp-python, or pass --llama-python)")
+    if isinstance(theirs, str):
+        print(f"llama.cpp: not run ({theirs})")
         return
-    print(f"llama.cpp: load {theirs['load_s']:.1f} s, RSS {theirs['rss_mib']:.0f} MiB, "
-          f"prompt {1000 * theirs['prompt_s']:.0f} ms, {theirs['tokens_per_s']:.1f} tokens/s "
-          f"({theirs['median_token_ms']:.1f} ms median; mean {theirs['mean_tokens_per_s']:.1f}/s)")
+    print(
+        f"llama.cpp: load {theirs['load_s']:.1f} s, first pass {1000 * theirs['first_s']:.0f} ms, "
+        f"RSS {theirs['rss_mib']:.0f} MiB, "
+        f"{theirs['tokens_per_s']:.1f} tokens/s ({theirs['median_token_ms']:.1f} ms median; mean "
+        f"{theirs['mean_tokens_per_s']:.1f}/s), {prompts(theirs)}"
+    )
     print(f"           first 20: {''.join(theirs['pieces'])!r}")
-    print(f"ratio:     llama.cpp is {theirs['tokens_per_s'] / ours['tokens_per_s']:.2f}x the NumPy tokens/s")
+    print(
+        f"ratio:     NumPy has {ours['tokens_per_s'] / theirs['tokens_per_s']:.2f}x llama.cpp's tokens/s, "
+        f"{share(ours, theirs, 'prompt')}x its prompt tokens/s, {share(ours, theirs, 'cold')}x on the cold prompt"
+    )
+
+
+def prompts(r: dict) -> str:
+    """The prompt passes, in ms and tokens/s."""
+    return (
+        f"prompt ({r['prompt_tokens']} tokens) {1000 * r['prompt_s']:.0f} ms = "
+        f"{r['prompt_tokens'] / r['prompt_s']:.0f} tokens/s, cold {r['cold_tokens']}-token prompt "
+        f"{r['cold_s']:.2f} s = {r['cold_tokens'] / r['cold_s']:.0f} tokens/s"
+    )
+
+
+def share(ours: dict, theirs: dict, key: str) -> str:
+    """NumPy's tokens/s over llama.cpp's on one prompt pass, e.g. '0.41'."""
+    rate = lambda r: r[f"{key}_tokens"] / r[f"{key}_s"]  # noqa: E731
+    return f"{rate(ours) / rate(theirs):.2f}"
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from webapp.inference import Settings, generate, run_step, text_of
 from webapp.inference.errors import InvalidTokenIds
-from webapp.inference.llama import LlamaModel, rope, rope_tables
+from webapp.inference.llama import LlamaModel, rope, rope_turns
 from webapp.inference.machinery.kvcache import KVCache, KVPool, plan, run_in_blocks
 from webapp.inference.machinery.registry import load_model
 from webapp.inference.machinery.user_models import load_available, load_model_file, load_user_models, user_models_dir
@@ -117,8 +117,9 @@ def test_cached_logits_equal_the_uncached_pass_on_every_prefix(model, tiny):
     ids = random_ids(4, 40, model.n_vocab)  # past N_CTX: the window slides
     m = fresh(tiny)
     for n in range(len(ids) + 1):
-        np.testing.assert_allclose(m.logits(ids[:n]), model.logits(ids[:n], cached=False), rtol=1e-4, atol=1e-4,
-                                   err_msg=f"prefix {n}")
+        np.testing.assert_allclose(
+            m.logits(ids[:n]), model.logits(ids[:n], cached=False), rtol=1e-4, atol=1e-4, err_msg=f"prefix {n}"
+        )
 
 
 def test_inside_hands_back_every_layers_stream_and_attention(model):
@@ -179,16 +180,18 @@ def test_threads_get_the_same_logits_as_one_thread(tiny):
 
 @pytest.mark.parametrize(
     ("sizes", "kept", "window", "reusable"),
-    [((4,), [5, 9, 2, 7], [5, 9, 2, 7, 1], 4),  # the kept block, then a tail of one
-     ((4,), [5, 9, 2, 7], [5, 9, 2, 7], 0),  # the last position gives the logits: its block runs again
-     ((4,), [5, 9, 2, 7], [5, 9, 2, 8, 1], 0),  # differs inside the block
-     ((4,), [5, 9, 2, 7, 1, 3, 4, 6], [5, 9, 2, 7, 1, 3, 0], 4),  # shares one whole block
-     ((4,), [5, 9, 2, 7, 1, 3, 4, 6], [5, 9, 2], 0),
-     ((4,), [], [5, 9, 2, 7, 1], 0),
-     ((4, 1), [5, 9, 2, 7, 1, 3], [5, 9, 2, 7, 1, 3, 8], 6),  # a block, then positions kept one by one
-     ((4, 1), [5, 9, 2, 7, 1, 3], [5, 9, 2, 7, 1, 3, 8, 6], 4),  # 4 to 7 now make a block: run again as one
-     ((4, 1), [5, 9, 2, 7, 1, 3], [5, 9, 2], 0),  # a cold start runs 0 to 2 one by one, not as a block
-     ((4, 1), [5, 9, 2], [5, 9, 2, 7, 1], 0)],  # 0 to 3 make a block now
+    [
+        ((4,), [5, 9, 2, 7], [5, 9, 2, 7, 1], 4),  # the kept block, then a tail of one
+        ((4,), [5, 9, 2, 7], [5, 9, 2, 7], 0),  # the last position gives the logits: its block runs again
+        ((4,), [5, 9, 2, 7], [5, 9, 2, 8, 1], 0),  # differs inside the block
+        ((4,), [5, 9, 2, 7, 1, 3, 4, 6], [5, 9, 2, 7, 1, 3, 0], 4),  # shares one whole block
+        ((4,), [5, 9, 2, 7, 1, 3, 4, 6], [5, 9, 2], 0),
+        ((4,), [], [5, 9, 2, 7, 1], 0),
+        ((4, 1), [5, 9, 2, 7, 1, 3], [5, 9, 2, 7, 1, 3, 8], 6),  # a block, then positions kept one by one
+        ((4, 1), [5, 9, 2, 7, 1, 3], [5, 9, 2, 7, 1, 3, 8, 6], 4),  # 4 to 7 now make a block: run again as one
+        ((4, 1), [5, 9, 2, 7, 1, 3], [5, 9, 2], 0),  # a cold start runs 0 to 2 one by one, not as a block
+        ((4, 1), [5, 9, 2], [5, 9, 2, 7, 1], 0),
+    ],  # 0 to 3 make a block now
 )
 def test_a_cache_reuses_only_blocks_a_cold_start_would_run_the_same_way(sizes, kept, window, reusable):
     cache = KVCache(1, 1, 2, 16)
@@ -198,12 +201,14 @@ def test_a_cache_reuses_only_blocks_a_cold_start_would_run_the_same_way(sizes, k
 
 @pytest.mark.parametrize(
     ("n", "sizes", "batches"),
-    [(10, (4,), [(0, 4), (4, 8), (8, 10)]),
-     (8, (4,), [(0, 4), (4, 8)]),
-     (3, (4,), [(0, 3)]),
-     (7, (4, 1), [(0, 4), (4, 5), (5, 6), (6, 7)]),
-     (11, (8, 2), [(0, 8), (8, 10), (10, 11)]),
-     (0, (4,), [])],
+    [
+        (10, (4,), [(0, 4), (4, 8), (8, 10)]),
+        (8, (4,), [(0, 4), (4, 8)]),
+        (3, (4,), [(0, 3)]),
+        (7, (4, 1), [(0, 4), (4, 5), (5, 6), (6, 7)]),
+        (11, (8, 2), [(0, 8), (8, 10), (10, 11)]),
+        (0, (4,), []),
+    ],
 )
 def test_a_window_is_cut_into_whole_blocks_largest_first_then_a_tail(n, sizes, batches):
     assert plan(n, sizes) == batches
@@ -286,13 +291,26 @@ def test_ids_outside_the_vocabulary_are_refused(model):
 
 
 def test_rope_turns_neighbouring_pairs():
-    cos, sin = rope_tables(np.arange(3), 4, 10000.0)  # [3, 4]
+    turns = rope_turns(np.arange(3), 4, 10000.0)  # [3, 2]
     x = np.array([[[1.0, 0.0, 0.0, 1.0]]] * 3, dtype=np.float32)  # [3 positions, 1 head, 4]
-    out = rope(x, cos, sin)
+    out = rope(x, turns)
     first, second = 2.0, 2.0 / 100  # position 2: angles 2 * 10000^0 and 2 * 10000^(-2/4)
-    np.testing.assert_allclose(out[2, 0], [math.cos(first), math.sin(first), -math.sin(second), math.cos(second)],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        out[2, 0], [math.cos(first), math.sin(first), -math.sin(second), math.cos(second)], rtol=1e-6
+    )
     assert out.dtype == np.float32
+
+
+def test_rope_leaves_the_dimensions_past_rope_dim_as_they_are():
+    x = np.arange(2 * 3 * 6, dtype=np.float32).reshape(2, 3, 6)  # [2 positions, 3 heads, 6]
+    out = rope(x, rope_turns(np.array([0, 5]), 4, 10000.0))  # the first 4 dimensions turn
+    assert np.array_equal(out[..., 4:], x[..., 4:])
+    np.testing.assert_allclose(out[0], x[0], rtol=1e-6)  # position 0 turns nothing
+    assert not np.allclose(out[1, :, :4], x[1, :, :4])
+    assert np.array_equal(rope(x.astype(np.float64), rope_turns(np.array([0, 5]), 4, 10000.0)), out)
+    np.testing.assert_allclose(
+        np.hypot(out[1, :, 0::2], out[1, :, 1::2])[..., :2], np.hypot(x[1, :, 0::2], x[1, :, 1::2])[..., :2], rtol=1e-6
+    )  # turning keeps lengths
 
 
 def test_a_step_runs_on_the_model(model):
@@ -313,8 +331,9 @@ def test_the_tokenizer_round_trips_any_text(model, text):
     assert "".join(tok.decode_pieces(ids)) == text
 
 
-@pytest.mark.parametrize("text", ["the and the", "café crème", "naïve 🦊 fox", "日本語のテキスト", "  two\n\nlines\t",
-                                  ""])
+@pytest.mark.parametrize(
+    "text", ["the and the", "café crème", "naïve 🦊 fox", "日本語のテキスト", "  two\n\nlines\t", ""]
+)
 def test_tokens_cover_the_text_with_their_spans(model, text):
     tokens = model.tokenizer.encode(text)
     assert model.tokenizer.decode([t.id for t in tokens]) == text
@@ -424,7 +443,19 @@ def test_smollm2_continues_the_capital_of_france_with_paris(smollm):
 def test_smollm2_golden_story_opening(smollm):
     # The next token, ' would', leads ' loved' by only 0.003 in logit: other hardware may round it away.
     assert greedy(smollm, "Once upon a time, there was a little", 12) == [
-        " girl", " named", " Emma", " who", " loved", " to", " play", " in", " the", " sun", ".", " She"]
+        " girl",
+        " named",
+        " Emma",
+        " who",
+        " loved",
+        " to",
+        " play",
+        " in",
+        " the",
+        " sun",
+        ".",
+        " She",
+    ]
 
 
 def test_trace_runs_a_model_file_given_by_path(tiny, monkeypatch, capsys):
@@ -443,5 +474,5 @@ def test_the_pool_says_how_much_of_a_window_it_holds(tiny):
     assert m.cached_positions(ids) == 0
     m.logits(ids)
     assert m.cached_positions(ids) == len(m.context(ids))  # its logits are kept
-    assert m.cached_positions([*ids, 5]) == 10  # a block of 4 twice, then two kept one by one
+    assert m.cached_positions([*ids, 5]) == 10  # a block of 4 twice, then one of 2
     assert m.cached_positions([ids[0] + 1, *ids[1:]]) == 0

@@ -11,7 +11,8 @@ One position's way through the model, in the names of the GGUF tensors:
 Each weight matrix is [n_in, n_out], so that a layer is x @ W (machinery/llama_gguf.py arranges them).
 
 Rotary position embeddings (RoPE) turn each pair of a query's or key's dimensions by an angle
-pos * base^(-2i / rope_dim), so that a query-key dot product depends on how far apart they are.
+pos * base^(-2i / rope_dim), so that a query-key dot product depends on how far apart they are; a pair
+(a, b) is the complex number a + ib, and turning it by an angle is multiplying it by e^(i angle).
 Which dimensions make a pair: llama.cpp's converter permutes the rows of the Q and K weights so that
 a pair is two neighbouring dimensions (2i, 2i + 1) of a head, where the Hugging Face checkpoint pairs
 dimension i with i + head_dim / 2. The weights are used as the file has them, so pairs are neighbours.
@@ -45,7 +46,7 @@ from .machinery.kvcache import KVCache, KVPool
 from .model import Inside, LanguageModel
 from .transformer import attention, causal_mask
 
-BLOCK = 16  # the KV cache runs a window as blocks of 16, then of 4, then one position at a time (kvcache.py)
+BLOCK = 32  # the KV cache runs a window as blocks of 32, 16 and 8, then one position at a time (kvcache.py)
 POOL_SIZE = 8  # KV caches kept: at least the threads a server process runs
 MAX_CTX = 2048  # the window, at most: the app's steps never need more
 
@@ -71,52 +72,62 @@ class LlamaConfig:
 
 def rms_norm(x: np.ndarray, w: np.ndarray, eps: float) -> np.ndarray:
     """x / sqrt(mean(x^2) + eps) * w, along the last axis: [..., n_embd] -> [..., n_embd]."""
-    mean_square = (x * x).sum(axis=-1, keepdims=True) / x.shape[-1]  # [..., 1]; a sum costs less than np.mean
-    return x * (1.0 / np.sqrt(mean_square + eps)) * w
+    mean_square = np.vecdot(x, x)[..., None] / x.shape[-1]  # [..., 1]; one call, where x * x then a sum is two
+    return x / np.sqrt(mean_square + eps) * w
 
 
 def silu(x: np.ndarray) -> np.ndarray:
-    """x * sigmoid(x), with sigmoid as 0.5 (1 + tanh(x / 2)): no overflow in exp for very negative x."""
-    return x * (0.5 + 0.5 * np.tanh(0.5 * x))
+    """x * sigmoid(x), with sigmoid(x) = (1 + tanh(x / 2)) / 2: no overflow in exp for very negative x.
+
+    So silu(x) = h + h tanh(h) with h = x / 2.
+    """
+    h = 0.5 * x
+    return h + h * np.tanh(h)
 
 
-def rope_tables(positions: np.ndarray, rope_dim: int, base: float) -> tuple[np.ndarray, np.ndarray]:
-    """cos and signed sin of pos * base^(-2i / rope_dim), each twice per pair: [n_pos, rope_dim] each, float32.
+def rope_turns(positions: np.ndarray, rope_dim: int, base: float) -> np.ndarray:
+    """e^(i pos base^(-2i / rope_dim)) for each position and pair i: [n_pos, rope_dim / 2], complex64.
 
-    Pair i's angle fills dimensions 2i and 2i + 1: cos (c0, c0, c1, c1, ...), sin (-s0, s0, -s1, s1, ...).
+    Position 0 turns no pair: all ones; pair 0 turns by one radian a position: e^(i pos).
     """
     inv_freq = base ** (-np.arange(0, rope_dim, 2, dtype=np.float64) / rope_dim)  # [rope_dim / 2]
     angles = np.asarray(positions, dtype=np.float64)[:, None] * inv_freq  # [n_pos, rope_dim / 2]
-    cos = np.repeat(np.cos(angles), 2, axis=-1)  # [n_pos, rope_dim]
-    sin = np.stack([-np.sin(angles), np.sin(angles)], axis=-1).reshape(len(angles), rope_dim)
-    return cos.astype(np.float32), sin.astype(np.float32)
+    return np.exp(1j * angles).astype(np.complex64)
 
 
-def rope(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+def rope(x: np.ndarray, turns: np.ndarray) -> np.ndarray:
     """Turn each pair of neighbouring dimensions (a, b) = (2i, 2i + 1) by its angle at each position.
 
-    (a, b) -> (a cos - b sin, a sin + b cos), as x * cos + (b, a) * (-sin, sin) with the tables of
-    rope_tables. x [n, n_heads, head_dim], cos and sin [n, rope_dim] -> [n, n_heads, head_dim];
-    dimensions past rope_dim are left as they are.
+    The pair is the complex number a + ib, and turning it is multiplying by e^(i angle) = cos + i sin:
+    (a + ib)(cos + i sin) = (a cos - b sin) + i (a sin + b cos). x [n, n_heads, head_dim],
+    turns = rope_turns(positions) [n, rope_dim / 2] -> [n, n_heads, head_dim]; dimensions past rope_dim
+    are left as they are.
     """
-    rot = cos.shape[-1]
-    turning = x[..., :rot]  # [n, n_heads, rot]
-    swapped = turning.reshape(*x.shape[:-1], rot // 2, 2)[..., ::-1].reshape(turning.shape)  # (b, a) pairs
-    turned = turning * cos[:, None, :] + swapped * sin[:, None, :]
+    rot = 2 * turns.shape[-1]
+    pairs = np.asarray(x[..., :rot], dtype=np.float32).view(np.complex64)  # [n, n_heads, rot / 2]: a + ib
+    turned = (pairs * turns[:, None, :]).view(np.float32)  # [n, n_heads, rot]
     return np.concatenate([turned, x[..., rot:]], axis=-1) if rot < x.shape[-1] else turned
 
 
-def gqa(x: np.ndarray, b: dict, c: LlamaConfig, turns: tuple[np.ndarray, np.ndarray], mask: np.ndarray,
-        cache: KVCache | None = None, layer: int = 0, inside: Inside | None = None) -> np.ndarray:
+def gqa(
+    x: np.ndarray,
+    b: dict,
+    c: LlamaConfig,
+    turns: np.ndarray,
+    mask: np.ndarray,
+    cache: KVCache | None = None,
+    layer: int = 0,
+    inside: Inside | None = None,
+) -> np.ndarray:
     """Causal grouped-query attention of positions start.. over themselves and (from the cache) the ones before.
 
-    [n, n_embd] -> [n, n_embd], with turns = rope_tables(positions) and mask = causal_mask(n, start), the
+    [n, n_embd] -> [n, n_embd], with turns = rope_turns(positions) and mask = causal_mask(n, start), the
     same for every layer. Query head h reads key/value head h // (n_head / n_head_kv).
     """
     n, hd, start = x.shape[0], c.head_dim, mask.shape[1] - x.shape[0]
     n_qk = c.n_head + c.n_head_kv
     qkv = x @ b["attn_qkv"]  # [n, n_embd] @ [n_embd, (n_head + 2 n_head_kv) hd]: Q, K and V in one product
-    qk = rope(qkv[:, : n_qk * hd].reshape(n, n_qk, hd), *turns)  # [n, n_head + n_head_kv, hd]
+    qk = rope(qkv[:, : n_qk * hd].reshape(n, n_qk, hd), turns)  # [n, n_head + n_head_kv, hd]
     q = qk[:, : c.n_head].transpose(1, 0, 2)  # [n_head, n, hd]
     k = qk[:, c.n_head :].transpose(1, 0, 2)  # [n_head_kv, n, hd]
     v = qkv[:, n_qk * hd :].reshape(n, c.n_head_kv, hd).transpose(1, 0, 2)  # [n_head_kv, n, hd]
@@ -138,15 +149,22 @@ def swiglu(x: np.ndarray, b: dict, c: LlamaConfig) -> np.ndarray:
     return (silu(gate) * up) @ b["ffn_down"]  # [n, n_ff] @ [n_ff, n_embd]
 
 
-def forward(params: dict, ids: Sequence[int], c: LlamaConfig, start: int = 0, cache: KVCache | None = None,
-            inside: Inside | None = None, n_logits: int = 1) -> np.ndarray:
+def forward(
+    params: dict,
+    ids: Sequence[int],
+    c: LlamaConfig,
+    start: int = 0,
+    cache: KVCache | None = None,
+    inside: Inside | None = None,
+    n_logits: int = 1,
+) -> np.ndarray:
     """The logits after each of the last n_logits positions of ids, which sit at positions start..
 
     ids [n_seq] -> [n_logits, n_vocab], float32 (0 logits when the call only fills the cache).
     Positions before start come from the cache; without one, start is 0 and ids is the whole window.
     """
     x = params["token_embd"][list(ids)]  # [n_seq, n_embd]
-    turns = rope_tables(np.arange(start, start + len(x)), c.rope_dim, c.rope_base)  # the positions' angles
+    turns = rope_turns(np.arange(start, start + len(x)), c.rope_dim, c.rope_base)  # the positions' angles
     mask = causal_mask(len(x), start)  # [n_seq, start + n_seq]
     if inside is not None:
         inside.residual.append(x)
@@ -166,8 +184,18 @@ def head(x: np.ndarray, params: dict, c: LlamaConfig) -> np.ndarray:
 class LlamaModel(LanguageModel):
     """A llama-architecture decoder from GGUF weights: logits from the last n_ctx ids."""
 
-    def __init__(self, name: str, tokenizer: BPETokenizer, params: dict, config: LlamaConfig, n_ctx: int,
-                 start_id: int, bos_id: int | None = None, description: str = "", block: int = BLOCK):
+    def __init__(
+        self,
+        name: str,
+        tokenizer: BPETokenizer,
+        params: dict,
+        config: LlamaConfig,
+        n_ctx: int,
+        start_id: int,
+        bos_id: int | None = None,
+        description: str = "",
+        block: int = BLOCK,
+    ):
         self.name = name
         self.description = description
         self.tokenizer = tokenizer
@@ -180,12 +208,18 @@ class LlamaModel(LanguageModel):
             raise ValueError(f"model {name!r}: the embedding does not fit the vocabulary")
         n_pos = n_ctx + (bos_id is not None)
         c = config
-        sizes = tuple(dict.fromkeys(s for s in (block, 4, 1) if s <= block))  # 16, 4, then one at a time
+        sizes = tuple(dict.fromkeys(s for s in (block, block // 2, block // 4, 1) if s))  # 32, 16, 8, then 1
         self._pool = KVPool(lambda: KVCache(c.n_layer, c.n_head_kv, c.head_dim, n_pos), sizes, POOL_SIZE)
 
     @classmethod
-    def from_gguf(cls, path: str | Path, name: str | None = None, n_ctx: int | None = None,
-                  description: str = "", block: int = BLOCK) -> LlamaModel:
+    def from_gguf(
+        cls,
+        path: str | Path,
+        name: str | None = None,
+        n_ctx: int | None = None,
+        description: str = "",
+        block: int = BLOCK,
+    ) -> LlamaModel:
         """Load a llama-architecture GGUF file: weights dequantised to float32, the BPE tokenizer."""
         from .machinery import llama_gguf
 

@@ -11,8 +11,8 @@ position is computed is decided by the window alone. A model names its block siz
 a window runs as whole blocks of the first size, then whole blocks of the next in what is left, and
 so on, and what is left after the smallest size (the tail) runs as one batch:
 
-    sizes (32,),      40 ids:  [0, 32) [32, 40)                 the GPT: one block, then a tail of 8
-    sizes (16, 4, 1), 25 ids:  [0, 16) [16, 20) [20, 24) [24, 25)  the llama: blocks of 16, of 4, then one by one
+    sizes (32,),          40 ids:  [0, 32) [32, 40)                        the GPT: one block, then a tail of 8
+    sizes (32, 16, 8, 1), 59 ids:  [0, 32) [32, 48) [48, 56) [56, 57) [57, 58) [58, 59)    the llama
 
 Whole blocks keep their keys and values; the tail is run again on every call. A cache hands out the
 blocks a new window would run the same way (the same ids, the same cut into blocks before them),
@@ -21,7 +21,10 @@ it, and the logits are the same bit for bit whatever was cached. A batch reads t
 all its positions: a long prompt costs its blocks, not one pass per id. A small model (the GPT) takes
 one size and a tail: a batch of 32 costs about what one position costs, in Python's overhead. A large
 one (the llama) ends with blocks of 1: each position of a batch costs real arithmetic, so a Step runs
-only the new position (and every 4th and 16th Step a block that replaces the ones before it).
+only the new position, and every 8th Step a block that replaces the ones before it. Such a block costs
+what two to four single positions cost (a matrix-matrix product packs the weights, where a vector one
+streams them), so blocks are few and halve in size: a prompt of 8 to 15 ids runs as one block of 8
+and the rest one by one, and after the blocks of 32 comes at most one block of each smaller size.
 
 A pool holds a few caches (one per text being stepped, say) for the server's threads: a thread
 takes out the cache that shares the most with its window, so no other thread sees it half-written,
