@@ -60,3 +60,10 @@ def test_max_entropy_is_log2_of_the_kept_tokens_and_bounds_the_entropy(bigram):
         u = uncertainty(run_step(bigram, "Mr. Darcy", (), s))
         assert u.max_entropy == pytest.approx(math.log2(u.n_kept))
         assert u.entropy <= u.max_entropy + 1e-9
+
+
+def test_a_certain_pick_has_a_surprise_of_plus_zero_bits():
+    result = run_step(ArticleModel(), "", (), Settings(temperature=0.0), r=0.5)  # greedy: p = 1
+    u = uncertainty(result)
+    assert u.surprise == 0.0
+    assert math.copysign(1.0, u.surprise) == 1.0  # not -0.0, which a page prints as "-0.000 bits"

@@ -61,8 +61,8 @@ class Uncertainty:
 
 
 def bits(p: float) -> float:
-    """-log2 p; infinite for p = 0 (a token the chain cut cannot be picked by r)."""
-    return math.inf if p <= 0 else -math.log2(p)
+    """-log2 p; infinite for p = 0 (a token the chain cut cannot be picked by r); 0.0 for p = 1, not -0.0."""
+    return math.inf if p <= 0 else 0.0 - math.log2(p)  # -log2(1) is -0.0, which prints as "-0.000"
 
 
 def entropy(probs: np.ndarray) -> float:
