@@ -191,3 +191,10 @@ def test_a_figure_written_as_a_constant_follows_each_requests_language():
             written[lang] = template.render()
     assert written == {"es": "1,000 50,0\xa0% −2,000 0,25", "en": "1.000 50.0 % −2.000 0.25",
                        "de": "1,000 50,0\xa0% −2,000 0,25"}
+
+
+@pytest.mark.parametrize(("fold", "extra"), [("worked-logits", {}), ("worked-inside-bigram", {"inside": "1"})])
+def test_the_bigrams_smoothing_k_is_written_in_the_page_language(client, fold, extra):
+    query = {"model": "austen-bigram", "prompt": "Mr. Darcy said", "lang": "de", **extra}
+    text = parse(client.get(url(f"/fold/{fold}", **query), headers=HTMX).data).text()
+    assert "0,01" in text and "0.01" not in text, text
