@@ -64,3 +64,13 @@ def test_a_student_explores_in_their_own_language_not_the_teachers(app):
     explore = re.search(r'<a[^>]+href="(/[^"]*ids=[^"]*)"', page).group(1)
     outside_switcher = re.sub(r'<nav id="languages".*?</nav>', "", page, flags=re.S)
     assert "lang=es" in explore and "lang=fr" not in outside_switcher
+
+
+def test_the_teachers_page_keeps_its_language_after_a_settings_change(app):
+    teacher = app.test_client()
+    start = teacher.post("/room", data={"from": START + "&lang=de"}, headers={"Origin": "http://localhost"})
+    page = teacher.get(start.headers["Location"]).get_data(as_text=True)
+    action = re.search(r'action="(/room/[^"]+/settings[^"]*)"', page).group(1).replace("&amp;", "&")
+    answer = teacher.post(action, data={"votes_on": "1"}, headers={"Origin": "http://localhost"})
+    assert answer.status_code == 303 and "lang=de" in answer.headers["Location"]
+    assert '<html lang="de">' in teacher.get(answer.headers["Location"]).get_data(as_text=True)
