@@ -20,6 +20,7 @@ from webapp.inference import LanguageModel, Settings, StepResult, WordTokenizer,
 from webapp.inference.derived.explain import (
     bigram_example,
     first_ranges,
+    highest_logits,
     softmax_example,
 )
 from webapp.inference.derived.vocab_search import search_vocab
@@ -232,13 +233,34 @@ def test_bigram_example_is_the_formula_on_the_counts(bigram, prompt, generated, 
     b = bigram_example(bigram, result)
     context = [t.id for t in result.prompt_tokens] + list(generated)
     prev = context[-1] if context else bigram.tokenizer.vocab.index("<p>")
-    top = result.rows[0]
+    top = result.table.row(int(np.argmax(result.logits)))  # the model's own highest logit, whatever the penalties
     pair, total = counts_from_csr(bigram, prev, top.id)
     assert (b.prev, b.token) == (bigram.tokenizer.vocab[prev], top.token)
     assert (b.pair_count, b.prev_count, b.n_vocab) == (pair, total, N_VOCAB)
     by_hand = math.log((pair + b.k) / (total + b.k * N_VOCAB))
     assert b.logit == pytest.approx(by_hand, rel=1e-12)
     assert b.logit == top.logit
+
+
+@with_bigram
+@given(prompt=prompts, generated=generated_ids, s=any_settings)
+def test_highest_logits_are_the_models_own_top_two_whatever_the_penalties(bigram, prompt, generated, s):
+    result = run_step(bigram, prompt, generated, s)
+    first, second = highest_logits(result)
+    by_hand = sorted(range(len(result.logits)), key=lambda i: (-result.logits[i], i))[:2]
+    assert [first.id, second.id] == by_hand
+    if s.repetition_penalty is None and s.presence_penalty is None and s.frequency_penalty is None:
+        assert [first.id, second.id] == [row.id for row in result.rows[:2]], "without penalties: the table's top two"
+
+
+def test_with_a_penalty_the_highest_logit_need_not_be_the_tables_first_row(bigram):
+    before = run_step(bigram, "Mr", (), Settings())
+    favourite, runner_up = before.rows[0], before.rows[1]  # '.' well ahead of 'Elliot'
+    mr = before.prompt_tokens[0].id
+    penalties = Settings(presence_penalty=2.0, frequency_penalty=2.0)  # 4 off a token generated once
+    assert favourite.logit - 4.0 < runner_up.logit, "the penalties take the favourite below the runner-up"
+    result = run_step(bigram, "Mr", (favourite.id, mr), penalties)  # "Mr . Mr": the favourite again
+    assert highest_logits(result)[0].id == favourite.id != result.rows[0].id
 
 
 def test_bigram_example_is_none_for_a_model_without_counts():

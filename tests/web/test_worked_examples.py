@@ -124,6 +124,22 @@ def test_logits_names_the_two_highest_scores(state):
     ) in text
 
 
+def test_with_penalties_logits_names_the_models_own_highest_scores(client):
+    """The table ranks after the penalties; the forward pass's example speaks of the model's own logits."""
+    plain = bigram(prompt="Mr", seed="1")
+    ids = [api(client, plain, [])["rows"][0]["id"], 42]  # "Mr . Mr": the favourite after "Mr" generated once
+    model_order = api(client, plain, ids)["rows"]  # no penalty: ranked by the model's logits
+    penalised = {**plain, "presence_penalty": "2", "frequency_penalty": "2"}
+    assert api(client, penalised, ids)["rows"][0]["id"] != model_order[0]["id"], "the penalties reorder the table"
+    shown = [*ids, model_order[0]["id"]]  # a page shows the step that picked its last id
+    doc = unfold(client, parse(client.get("/?" + urlencode({**penalised, "ids": ",".join(map(str, shown))})).data))
+    first, second = model_order[:2]
+    assert (
+        f"The highest score is '{label(first['token'])}' with {num(first['logit'])}, then '{label(second['token'])}' "
+        f"with {num(second['logit'])}."
+    ) in worked(doc, "logits")
+
+
 BIGRAM = re.compile(
     r"After '(?P<prev>.+?)' \(seen (?P<prev_count>[\d,]+) times before another token\), '(?P<token>.+?)' came "
     r"(?P<pair>[\d,]+) times, so with add-(?P<k>[\d.]+) smoothing over (?P<n>[\d,]+) tokens: "

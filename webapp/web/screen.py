@@ -190,6 +190,10 @@ class Screen:
         return self.result.cuts
 
     @cached_property
+    def highest_logits(self) -> list[Row]:
+        return explain.highest_logits(self.result)
+
+    @cached_property
     def bigram_example(self) -> explain.BigramExample | None:
         return explain.bigram_example(self.model, self.result)
 

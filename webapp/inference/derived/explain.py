@@ -64,6 +64,16 @@ def softmax_example(result: StepResult) -> SoftmaxExample | None:
                           top.prob, top.prob_t1, model_logit=top.logit if logit != top.logit else None)
 
 
+def highest_logits(result: StepResult, n: int = 2) -> list[Row]:
+    """The rows of the n tokens the model itself scored highest, before any penalty: what the forward pass gave.
+
+    The table ranks by probability after the penalties, so with a penalty on its first row need not be
+    the model's highest logit. Ties go to the smaller id, as in the table (sampling.order, by logit alone).
+    """
+    ids = sampling.order(result.logits, result.logits)[:n]  # [n]: softmax keeps the logits' order
+    return [result.table.row(int(i)) for i in ids]
+
+
 def first_ranges(result: StepResult, n: int = 3) -> list[Row]:
     """The rows of the first n ranges on [0, 1), whose ranges a worked example writes out (in either range order)."""
     return [result.table.row(int(i)) for i in result.laid[:n]]
@@ -83,12 +93,12 @@ class BigramExample:
 
 
 def bigram_example(model, result: StepResult) -> BigramExample | None:
-    """The top token's logit as the bigram counts give it; None for models that are not count-based."""
+    """The highest logit as the bigram counts give it; None for models that are not count-based."""
     if not hasattr(model, "pair_count"):
         return None
     ids = result.context_ids
     prev = ids[-1] if ids else model.tokenizer.paragraph_id
-    top = result.rows[0]
+    top = highest_logits(result, 1)[0]
     return BigramExample(model.tokenizer.token_text(prev), top.token, model.pair_count(prev, top.id),
                          int(model.row_totals[prev]), model.k, model.n_vocab, top.logit)
 
