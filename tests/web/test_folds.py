@@ -105,3 +105,19 @@ def test_every_fold_has_a_block_of_its_name_in_its_template(app):
     for name, fold in FOLDS.items():
         template = app.jinja_env.get_template(fold.template)
         assert fold.block in template.blocks, name
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "english", "german"),
+    [
+        ("/fold/worked-nothing", 404, "there is no folded section named", "worked-nothing"),
+        (fold_url("worked-softmax", ids="5", predict="1"), 400, "its figures stay hidden until Reveal", "Aufdecken"),
+        (fold_url("worked-inside-lens"), 400, "it is part of the forward pass", "inside=1"),
+    ],
+)
+def test_a_fold_the_screen_does_not_have_is_refused_in_the_page_language(client, path, status, english, german):
+    answer = client.get(path, headers=HTMX)
+    assert answer.status_code == status and english in answer.get_data(as_text=True)
+    in_german = client.get(path, headers={**HTMX, "Accept-Language": "de"})
+    text = in_german.get_data(as_text=True)
+    assert in_german.status_code == status and german in text and english not in text, text

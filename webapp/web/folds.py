@@ -19,6 +19,9 @@ from flask import current_app
 from markupsafe import Markup
 from werkzeug.exceptions import NotFound
 
+from ..inference.errors import N_
+from .translations import gettext
+
 
 @dataclass(frozen=True)
 class Fold:
@@ -53,7 +56,7 @@ def find(name: str) -> Fold:
     """The fold called name; any other name is a 404."""
     fold = FOLDS.get(name)
     if fold is None:
-        raise NotFound(f"there is no folded section named {name[:40]!r}")
+        raise NotFound(gettext("there is no folded section named %(name)s", name=repr(name[:40])))
     return fold
 
 
@@ -79,8 +82,9 @@ def on_screen(name: str, screen) -> bool:
     return True
 
 
-def why_not(name: str) -> str:
-    """Why a screen may not show the fold (see on_screen), for the 400's message."""
+def refusal(name: str) -> str:
+    """The 400's message (a msgid with %(name)s) when a screen does not show the fold: why (see on_screen)."""
     if name.startswith("worked-inside-"):
-        return "it is part of the forward pass's panel, open (inside=1) for a model of its kind, pick revealed"
-    return "its figures stay hidden until Reveal"
+        return N_("this screen does not show %(name)s: it is part of the forward pass's panel, open (inside=1) "
+                  "for a model of its kind, pick revealed")
+    return N_("this screen does not show %(name)s: its figures stay hidden until Reveal")

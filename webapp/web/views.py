@@ -205,7 +205,7 @@ def fold(name: str):
     state = read_state()
     screen = build_screen(models(), state)
     if not folds.on_screen(name, screen):
-        raise InvalidInput(f"this screen does not show {name}: {folds.why_not(name)}")
+        raise InvalidInput(folds.refusal(name), name=name)
     link = state_links(state)
     if is_htmx():
         return folds.render_fold(section, "body", screen=screen, link=link)
