@@ -110,7 +110,7 @@ MARK_CONTRAST = (
     const byFill = fill ? ratio(over([...fill.slice(0, 3), fill[3] * fillAlpha], page), page) : 0;
     const byStroke = stroke && parseFloat(style.strokeWidth) >= 1
       ? ratio(over([...stroke.slice(0, 3), stroke[3] * alpha], page), page) : 0;
-    const group = m.parentElement.closest("[class]");  // a range's <g> has no class: its group's
+    const group = m.closest(".kept-ranges, .rest-ranges") || m.parentElement;  // a range: named by its group
     marks.push({mark: group.getAttribute("class") + " " + (m.getAttribute("class") || m.tagName),
                 ratio: Math.max(byFill, byStroke)});
   });

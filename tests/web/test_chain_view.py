@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from webapp.inference.chain import DEFAULT_CHAIN, LLAMA_CPP_CHAIN, apply_chain
-from webapp.web.chain_view import N_BARS, unchanged
+from webapp.web.chain_view import N_BARS, Button, buttons, unchanged
 
 from .markup import parse, pct, words
 from .models import bigram
@@ -55,6 +55,18 @@ def changed_stages(**knobs) -> list[str]:
 )
 def test_a_stage_is_unchanged_when_it_passes_on_the_distribution_it_saw(knobs, changed):
     assert changed_stages(**knobs) == changed
+
+
+def test_the_first_and_last_cards_have_no_button_past_the_end_and_each_leads_to_its_chain():
+    chain = ("penalties", "top_k", "temperature")
+    first, middle, last = (buttons(chain, i) for i in range(3))
+    assert first == (Button("later", "top_k,penalties,temperature"), Button("out", "top_k,temperature"))
+    assert [b.set_chain for b in middle] == [
+        "top_k,penalties,temperature",
+        "penalties,temperature,top_k",
+        "penalties,temperature",
+    ]
+    assert [b.kind for b in last] == ["earlier", "out"]
 
 
 def chain_cards(client, **params) -> list:

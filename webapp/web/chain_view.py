@@ -41,6 +41,14 @@ class Bar:
 
 
 @dataclass(frozen=True)
+class Button:
+    """A card's button: what it does to the stage, and the chain it leads to."""
+
+    kind: str  # 'earlier', 'later' or 'out'
+    set_chain: str
+
+
+@dataclass(frozen=True)
 class Card:
     """One stage of the chain at this step, with the chains its buttons lead to."""
 
@@ -50,9 +58,7 @@ class Card:
     unchanged: bool  # it passed on what it saw: no chart
     bars: tuple[Bar, ...]  # the chart's; none when unchanged
     top: float  # the largest bar, for the chart's scale
-    earlier: str | None  # set_chain for "move earlier"; None for the first card
-    later: str | None
-    without: str
+    buttons: tuple[Button, ...]  # move earlier (not the first), later (not the last), leave out
 
 
 def chain_value(chain: tuple[str, ...]) -> str:
@@ -68,6 +74,13 @@ def moved(chain: tuple[str, ...], i: int, delta: int) -> str | None:
     out = list(chain)
     out[i], out[j] = out[j], out[i]
     return chain_value(tuple(out))
+
+
+def buttons(chain: tuple[str, ...], i: int) -> tuple[Button, ...]:
+    """The buttons of stage i's card: ('a', 'b'), 0 -> later to 'b,a', out to 'b' (no earlier for the first)."""
+    out = [Button("earlier", moved(chain, i, -1)), Button("later", moved(chain, i, +1))]
+    out.append(Button("out", chain_value(chain[:i] + chain[i + 1 :])))
+    return tuple(b for b in out if b.set_chain is not None)
 
 
 def unchanged(stage: Stage) -> bool:
@@ -102,9 +115,7 @@ def cards(result: StepResult) -> tuple[Card, ...]:
                 unchanged=same,
                 bars=shown,
                 top=top,
-                earlier=moved(chain, i, -1),
-                later=moved(chain, i, +1),
-                without=chain_value(chain[:i] + chain[i + 1 :]),
+                buttons=buttons(chain, i),
             )
         )
     return tuple(out)
