@@ -78,9 +78,12 @@ def moved(chain: tuple[str, ...], i: int, delta: int) -> str | None:
 
 def buttons(chain: tuple[str, ...], i: int) -> tuple[Button, ...]:
     """The buttons of stage i's card: ('a', 'b'), 0 -> later to 'b,a', out to 'b' (no earlier for the first)."""
-    out = [Button("earlier", moved(chain, i, -1)), Button("later", moved(chain, i, +1))]
-    out.append(Button("out", chain_value(chain[:i] + chain[i + 1 :])))
-    return tuple(b for b in out if b.set_chain is not None)
+    moves = {
+        "earlier": moved(chain, i, -1),
+        "later": moved(chain, i, +1),
+        "out": chain_value(chain[:i] + chain[i + 1 :]),
+    }
+    return tuple(Button(kind, value) for kind, value in moves.items() if value is not None)
 
 
 def unchanged(stage: Stage) -> bool:
