@@ -30,7 +30,7 @@ DATA = ", ".join(
         ".bar-label",
         ".token",
         ".stage-bar text",
-        "#ranges .segment:not(.seg-rest) text",
+        "#ranges .kept-ranges text",
         "#text .gen",
         ".prompt-text",
         ".model-description",

@@ -161,7 +161,7 @@ def test_three_steps_update_table_chart_range_bar_and_text(page: Page, expected_
             assert page.locator("#chart svg").text_content() != chart_before
 
         # range bar and the sentence under it
-        expect(bar.locator("g.segment.landing")).to_have_count(1)
+        expect(bar.locator(".kept-ranges g.landing")).to_have_count(1)
         sentence = page.locator("#pick-sentence")
         expect(sentence).to_be_visible()
         expect(sentence).to_contain_text(re.compile(r"r = 0\.\d{3} falls in \[\d\.\d{3}, \d\.\d{3}\): '.+'"))

@@ -23,7 +23,9 @@ ATTRIBUTES = ("title", "aria-label", "placeholder", "alt", "label")
 # Not read as the templates' words: the head (but for its title), typed text (the prompt), commands, keys.
 NOT_SHOWN = {"script", "style", "head", "textarea", "code", "kbd"}
 # Elements that show tokens, typed text, room codes and addresses, or the Python side's sentences.
-TOKENS_AND_TYPED = "tok token chip-text chip-source chip-id prompt-text gen bar-label matrix-label stage-bar segment w"
+TOKENS_AND_TYPED = (
+    "tok token chip-text chip-source chip-id prompt-text gen bar-label matrix-label stage-bar kept-ranges w"
+)
 ROOM = "ballot-token nick room-code address"
 # From the Python side (webapp/web): an error's message, a model's description, the rest row's
 # "4,980 cut", the text's marks ("¶ a paragraph break"); the surprise legend's "1–2 bits" is in .gen.

@@ -141,6 +141,40 @@ def test_pick_sentence_is_the_twins_r_and_range(state):
     assert source == f"(r from numpy.random.default_rng([{step['seed']}, {step['step']}]).random())"
 
 
+def ranges_drawn(group) -> list[tuple[str, str]]:
+    """(x, width) of each range a group of the range bar draws: [('0.000%', '25.586%'), ...]."""
+    return [(g.find("rect").attrs.get("x", "0"), g.find("rect").attrs["width"]) for g in group.top_level()]
+
+
+def test_range_bar_draws_the_twins_ranges_and_marks_the_pick(state):
+    _, ids, step, doc = state
+    bar = doc.by_id("range-bar")
+    kept = [row for row in step["rows"] if row["kept"]]
+    assert ranges_drawn(bar.find("g", "kept-ranges")) == [
+        (f"{100 * row['lo']:.3f}%", f"{100 * (row['hi'] - row['lo']):.3f}%") for row in kept
+    ]
+    rest = [ranges_drawn(group) for group in bar.find_all("g", "rest-ranges")]
+    assert rest[-1] == [(f"{100 * lo:.3f}%", f"{100 * (hi - lo):.3f}%") for lo, hi in step["rest"]["ranges"]]
+    landing = [i for i, g in enumerate(bar.find("g", "kept-ranges").top_level()) if "landing" in g.classes]
+    assert landing == ([kept.index(next(r for r in kept if r["id"] == step["chosen"]["id"]))] if ids else [])
+    if ids:
+        assert bar.find("svg", "marker").attrs["x"] == f"{100 * step['r']:.3f}%"
+
+
+def test_in_vocabulary_order_the_bar_draws_the_rest_behind_the_kept_ranges_in_id_order(client):
+    params = {"seed": "3", "range_order": "vocabulary"}
+    ids = [api(client, params, [])["chosen"]["id"]]
+    step, doc = api(client, params, []), page(client, params, ids)
+    bar = doc.by_id("range-bar")
+    behind, after = bar.find_all("g", "rest-ranges")
+    assert ranges_drawn(behind) == [("0", "100%")] and ranges_drawn(after) == []
+    kept = sorted((row for row in step["rows"] if row["kept"]), key=lambda row: row["lo"])
+    assert [row["id"] for row in kept] == sorted(row["id"] for row in kept)
+    assert ranges_drawn(bar.find("g", "kept-ranges")) == [
+        (f"{100 * row['lo']:.3f}%", f"{100 * (row['hi'] - row['lo']):.3f}%") for row in step["rows"] if row["kept"]
+    ]
+
+
 def test_chart_numbers_are_the_twins_probabilities(state):
     _, _, step, doc = state
     table = doc.by_id("chart").find("table")

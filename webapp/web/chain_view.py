@@ -2,20 +2,32 @@
 
 Each button of the strip (move a stage earlier or later, leave it out, add it back, a preset) is a
 form submit with `set_chain` set to the chain it leads to, computed here: the template only shows it.
+
+A stage that passes on the distribution it saw (off, T = 1, a top-k above what is left, top-p 1)
+draws no chart: its figures are the next card's, or the table's after the last stage. Its
+sentence says what it did.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..inference.chain import PRESETS, STAGES, Stage
 from ..inference.errors import N_
 from ..inference.step import StepResult
 from .translations import gettext
 
-TITLES = {"penalties": N_("Penalties"), "temperature": N_("Temperature"), "top_k": N_("Top-k"), "top_p": N_("Top-p"),
-          "min_p": N_("Min-p")}
+TITLES = {
+    "penalties": N_("Penalties"),
+    "temperature": N_("Temperature"),
+    "top_k": N_("Top-k"),
+    "top_p": N_("Top-p"),
+    "min_p": N_("Min-p"),
+}
 N_BARS = 8  # tokens per card's chart
+SAME = 1e-12  # renormalising by a sum that is 1 within rounding changes a probability by about 1e-16
 
 
 @dataclass(frozen=True)
@@ -29,17 +41,24 @@ class Bar:
 
 
 @dataclass(frozen=True)
+class Button:
+    """A card's button: what it does to the stage, and the chain it leads to."""
+
+    kind: str  # 'earlier', 'later' or 'out'
+    set_chain: str
+
+
+@dataclass(frozen=True)
 class Card:
     """One stage of the chain at this step, with the chains its buttons lead to."""
 
     position: int  # 1 = first
     stage: Stage
     title: str
-    bars: tuple[Bar, ...]
+    unchanged: bool  # it passed on what it saw: no chart
+    bars: tuple[Bar, ...]  # the chart's; none when unchanged
     top: float  # the largest bar, for the chart's scale
-    earlier: str | None  # set_chain for "move earlier"; None for the first card
-    later: str | None
-    without: str
+    buttons: tuple[Button, ...]  # move earlier (not the first), later (not the last), leave out
 
 
 def chain_value(chain: tuple[str, ...]) -> str:
@@ -57,18 +76,51 @@ def moved(chain: tuple[str, ...], i: int, delta: int) -> str | None:
     return chain_value(tuple(out))
 
 
+def buttons(chain: tuple[str, ...], i: int) -> tuple[Button, ...]:
+    """The buttons of stage i's card: ('a', 'b'), 0 -> later to 'b,a', out to 'b' (no earlier for the first)."""
+    moves = {
+        "earlier": moved(chain, i, -1),
+        "later": moved(chain, i, +1),
+        "out": chain_value(chain[:i] + chain[i + 1 :]),
+    }
+    return tuple(Button(kind, value) for kind, value in moves.items() if value is not None)
+
+
+def unchanged(stage: Stage) -> bool:
+    """Whether a stage passed on the distribution it saw: cut nothing and moved no probability beyond rounding.
+
+    Off, T = 1, top-k 50 of 40 tokens left, top-p 1, min-p 0 -> True; T = 0.9, top-k 5 of 40 -> False.
+    """
+    if stage.probs_out is stage.probs_in:
+        return True
+    return stage.n_cut == 0 and float(np.abs(stage.probs_out - stage.probs_in).max()) <= SAME
+
+
+def bars(stage: Stage, ids: list[int]) -> tuple[Bar, ...]:
+    """The chart's bars: each token's probability in what the stage saw and in what it passed on."""
+    return tuple(Bar(j, float(stage.probs_in[j]), float(stage.probs_out[j]), bool(stage.probs_out[j] > 0)) for j in ids)
+
+
 def cards(result: StepResult) -> tuple[Card, ...]:
-    """A card per stage, its chart over the step's top tokens (by the step's ranking)."""
+    """A card per stage, its chart over the step's top tokens (by the step's ranking) if it changed them."""
     chain = result.settings.chain
     ids = [row.id for row in result.rows[:N_BARS]]
     out = []
     for i, stage in enumerate(result.stages):
-        bars = tuple(Bar(j, float(stage.probs_in[j]), float(stage.probs_out[j]), bool(stage.probs_out[j] > 0))
-                     for j in ids)
-        top = max([b.prob_in for b in bars] + [b.prob_out for b in bars] + [1e-9])
-        out.append(Card(position=i + 1, stage=stage, title=gettext(TITLES[stage.name]), bars=bars, top=top,
-                        earlier=moved(chain, i, -1), later=moved(chain, i, +1),
-                        without=chain_value(chain[:i] + chain[i + 1 :])))
+        same = unchanged(stage)
+        shown = () if same else bars(stage, ids)
+        top = max([b.prob_in for b in shown] + [b.prob_out for b in shown] + [1e-9])
+        out.append(
+            Card(
+                position=i + 1,
+                stage=stage,
+                title=gettext(TITLES[stage.name]),
+                unchanged=same,
+                bars=shown,
+                top=top,
+                buttons=buttons(chain, i),
+            )
+        )
     return tuple(out)
 
 
