@@ -111,6 +111,16 @@
     if (target) clicks[target.id]();
   });
 
+  // "choose" in the logits table submits the controls form to /choose (its formaction), which works
+  // without JavaScript. Here htmx sends that request instead, as it does for Step, and swaps the
+  // panels in place: one listener for every row, rather than an hx-get on each button of each Step.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("#logits button[name=token][formaction]");
+    if (!button || !window.htmx) return;
+    event.preventDefault();
+    window.htmx.ajax("GET", button.getAttribute("formaction"), { source: button });
+  });
+
   // What needs JavaScript is hidden in the HTML; show it, on the page and in each swapped panel.
   function showNeedsJs() {
     document.querySelectorAll(".needs-js[hidden]").forEach(function (el) { el.hidden = false; });

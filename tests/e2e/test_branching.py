@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from on_screen import (
     click_step,
     expect_step_done,
@@ -80,3 +81,34 @@ def test_choose_instead_forces_a_token_and_generation_goes_on_from_it(page: Page
     expect(generated(page)).to_have_count(3)
     expect(generated(page).nth(1)).to_have_class(re.compile(r"\bgen-forced\b"))
     expect(generated(page).nth(1)).to_have_text(token)
+
+
+@no_animation
+def test_choose_instead_swaps_the_panels_in_place(page: Page, expected_ids) -> None:
+    page.goto(state_url(expected_ids[:1]))
+    expect_step_done(page, 0)
+    page.evaluate("window.sameDocument = true")  # gone if the browser loads a new page
+    token = not_picked_row_token(page)
+
+    with page.expect_request(re.compile(r"/choose\?")) as asked:
+        page.get_by_role("button", name=f"Choose '{token}' instead", exact=True).click()
+
+    expect(generated(page).last).to_have_text(token)
+    expect(generated(page).last).to_have_class(re.compile(r"\bgen-forced\b"))
+    expect_url_param(page, "src", "f")
+    assert asked.value.headers.get("hx-request") == "true"
+    assert page.evaluate("window.sameDocument") is True
+
+
+@pytest.mark.browser_context_args(java_script_enabled=False)
+def test_without_javascript_choose_instead_still_works(page: Page, expected_ids) -> None:
+    page.goto(state_url(expected_ids[:2]))
+    token = not_picked_row_token(page)
+
+    page.get_by_role("button", name=f"Choose '{token}' instead", exact=True).click()
+
+    expect_url_param(page, "src", "s,f")
+    expect(generated(page)).to_have_count(2)
+    expect(generated(page).last).to_have_text(token)
+    expect(page.locator("#logits tbody tr.forced .tok")).to_have_text(token)
+    assert url_ids(page)[0] == expected_ids[0]

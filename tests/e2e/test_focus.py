@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from on_screen import expect_step_done, no_animation, step_button
 from playwright.sync_api import Page, expect
 from stepping import START, tab_to
@@ -20,7 +22,7 @@ def test_focus_is_visible_when_tabbing(page: Page, artifacts_dir) -> None:
     page.keyboard.press("Enter")
     expect_step_done(page, 0)
     expect(step).to_be_focused()
-    choose = page.locator("#logits button.choose").first
+    choose = page.locator("#logits").get_by_role("button", name=re.compile(r"^Choose '")).first
     choose.focus()
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Tab")  # focus by keyboard, so that :focus-visible applies

@@ -20,8 +20,10 @@ def dismiss_guide(page: Page) -> None:
 
 
 # On a phone the logits table scrolls sideways inside its .table-scroll box, "choose" buttons and all.
-PHONE_INNER = ("table.compare-table:visible, svg.range-svg:visible, svg.bar-chart:visible, button:not(.choose):visible,"
-               " .table-scroll:visible")
+PHONE_INNER = (
+    "table.compare-table:visible, svg.range-svg:visible, svg.bar-chart:visible,"
+    " button:not([name=token]):visible, .table-scroll:visible"
+)
 
 
 @pytest.mark.browser_context_args(viewport={"width": 390, "height": 844}, reduced_motion="reduce", is_mobile=True,

@@ -228,10 +228,12 @@ def logits_rows(doc: Element) -> list[TableRow]:
 def rest_row(doc: Element) -> dict[str, str]:
     """Read the last row: '4,980 other tokens (4,975 cut)', its probability and its range."""
     tr = doc.find("table", "logits-table").find("tfoot").find("tr", "rest")
+    cells = [c for c in tr.top_level() if c.tag in ("td", "th")]
+    assert len(cells) == 8, f"the last row has {len(cells)} cells"  # the table's columns (logits_rows)
     return {
-        "label": " ".join(tr.find("th").text().split()),
-        "prob": tr.find("td", "num").text().strip(),
-        "range": " ".join(" ".join(tr.find("td", "range").text().split()).replace(")and ", ") and ").split()),
+        "label": " ".join(cells[1].text().split()),
+        "prob": cells[5].text().strip(),
+        "range": " ".join(" ".join(cells[6].text().split()).replace(")and ", ") and ").split()),
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from urllib.parse import urlencode
 
 import numpy as np
@@ -180,6 +181,27 @@ def test_chart_numbers_are_the_twins_probabilities(state):
     table = doc.by_id("chart").find("table")
     cells = [[td.text().strip() for td in tr.find_all("td")] for tr in table.find("tbody").find_all("tr")]
     assert cells == [[label(r["token"]), pct(r["prob"]), pct(r["prob_t1"])] for r in step["rows"]]
+
+
+def test_chart_bars_are_the_twins_probabilities_to_one_scale(state):
+    """A bar per table row, in its order: its length is p at T (the faint one behind it: p at T = 1) on one
+    scale, the longest of either 50 % of the chart's width; the rows stacked evenly, inside the chart."""
+    _, ids, step, doc = state
+    svg = doc.by_id("chart").find("svg")
+    bars, rows = svg.find_all("g"), step["rows"]
+    top = max(max(r["prob"] for r in rows), max(r["prob_t1"] for r in rows), 0.001)
+    assert len(bars) == len(rows)
+    for g, row in zip(bars, rows, strict=True):
+        lengths = {rect.attrs["class"]: float(rect.attrs["width"].removesuffix("%")) for rect in g.find_all("rect")}
+        assert lengths == pytest.approx({"bar": 50 * row["prob"] / top, "bar-t1": 50 * row["prob_t1"] / top}, abs=6e-4)
+        name = label(row["token"])
+        assert g.find("text", "bar-label").text() == (name if len(name) <= 19 else name[:13] + "…")
+        assert g.find("text", "bar-value").text() == pct(row["prob"])
+        assert ("picked" in g.classes) == (bool(ids) and row["id"] == step["chosen"]["id"])
+        assert ("cut" in g.classes) == Row(**row).cut
+    tops = [float(g.attrs["transform"].removeprefix("translate(0 ").removesuffix(")")) for g in bars]
+    gaps = {b - a for a, b in pairwise(tops)}
+    assert len(gaps) <= 1 and tops[0] >= 0 and tops[-1] + max(gaps, default=24) <= float(svg.attrs["height"])
 
 
 def test_chips_are_the_twins_prompt_tokens(state):

@@ -14,7 +14,7 @@ from ..inference.derived.many import ManySample, sample_many
 from ..inference.derived.uncertainty import TextSurprise, Uncertainty, text_surprise, uncertainty
 from ..inference.errors import N_
 from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
-from . import chain_view
+from . import chain_view, table_view
 from .filters import pick_digits, range_digits
 from .inside import InsidePanel, build_panel
 from .labels import token_labels
@@ -148,6 +148,16 @@ class Screen:
     def short_labels(self, length: int) -> tuple:
         """The labels cut to `length` characters, for the chart's and the range bar's narrow places."""
         return token_labels(self.model, length)
+
+    @cached_property
+    def table(self) -> tuple[table_view.TableRow, ...]:
+        """The logits table's rows, each with its marks (table_view.py)."""
+        return table_view.table_rows(self)
+
+    @cached_property
+    def chart(self) -> table_view.Chart:
+        """The softmax chart's rows: their places and bar lengths (table_view.py)."""
+        return table_view.chart(self)
 
     @property
     def rows_below(self) -> tuple[Row, ...]:
