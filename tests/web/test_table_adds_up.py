@@ -193,3 +193,25 @@ def test_a_pick_beyond_the_table_is_counted_once(app, client):
         rows = logits_rows(doc)
         assert rows[-1].rank == str(pick.rank) and "picked" in rows[-1].classes
         check_screen(doc, Drawn(params=params, n_vocab=model.n_vocab, taken=True, truncating=False))
+
+
+@pytest.mark.parametrize(
+    ("settings", "moved"),
+    [
+        ({}, False),
+        ({"temperature": "0.5"}, False),
+        ({"presence_penalty": "2", "frequency_penalty": "2"}, True),
+        ({"presence_penalty": "0.5", "temperature": "0.7"}, True),
+    ],
+)
+def test_the_scaled_column_says_whether_its_logits_are_the_models_or_the_penalised(client, settings, moved):
+    """z / T when each row's figure is its logit over T; z′ / T (z′ after the penalties) when they moved any."""
+    before = [3, 42]  # "Mr . Mr": '.' generated once, so the penalties reach it
+    query = {"model": BIGRAM_MODEL, "prompt": "Mr", "seed": "1", **settings}
+    twin = client.get(url("/api/step", **query, ids="3,42")).get_json()  # the step a page with one more id shows
+    doc = parse(client.get(url("/", **query, ids=",".join(map(str, [*before, 7])))).data)
+    heading = doc.find("table", "logits-table").find("thead").find_all("th")[4].text()
+    t = float(settings.get("temperature", "1"))
+    agrees = all(abs(row["scaled"] - row["logit"] / t) < 1e-9 for row in twin["rows"])
+    assert heading.startswith("z′ /" if moved else "z /"), heading
+    assert agrees != moved, "the rows' figures are the model's logits over T exactly when the heading says z"

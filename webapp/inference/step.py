@@ -203,6 +203,11 @@ class StepResult:
         return self.stages[-1].logits_out if self.stages else self.logits
 
     @property
+    def penalties_moved(self) -> bool:
+        """Whether the penalties changed any logit: then the table's z / T column is z' / T, z' = z after them."""
+        return not np.array_equal(self.penalised, self.logits)
+
+    @property
     def context_ids(self) -> tuple[int, ...]:
         return (*(t.id for t in self.prompt_tokens), *self.generated)
 
