@@ -10,6 +10,7 @@ from ..inference.article import ARTICLE, ArticleModel
 from ..inference.machinery.registry import DEFAULT_MODEL
 from ..inference.machinery.user_models import load_available
 from . import api, budget, cache, compress, errors, fetched, filters, room, room_support, security, translations, views
+from .indent import StripIndent
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -30,6 +31,7 @@ def create_app(config: dict | None = None) -> Flask:
     )
     if config:
         app.config.from_mapping(config)
+    app.jinja_env.add_extension(StripIndent)  # each line's indentation dropped once, when a template compiles
     models = app.config.get("MODELS") or load_available(app.config.get("MODELS_DIR") or PACKAGE_DIR / "models")
     app.config.setdefault("DEFAULT_MODEL", DEFAULT_MODEL if DEFAULT_MODEL in models else next(iter(models)))
     models = {**models, ARTICLE: ArticleModel()}  # in the menu; each request builds its own from the URL
