@@ -189,8 +189,11 @@ def test_a_figure_written_as_a_constant_follows_each_requests_language():
         with app.test_request_context(url("/", lang=lang)):
             app.preprocess_request()
             written[lang] = template.render()
-    assert written == {"es": "1,000 50,0\xa0% −2,000 0,25", "en": "1.000 50.0 % −2.000 0.25",
-                       "de": "1,000 50,0\xa0% −2,000 0,25"}
+    assert written == {
+        "es": "1,000 50,0\xa0% −2,000 0,25",
+        "en": "1.000 50.0 % −2.000 0.25",
+        "de": "1,000 50,0\xa0% −2,000 0,25",
+    }
 
 
 def render_in(app, lang: str, source: str, **context) -> str:
