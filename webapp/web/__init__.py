@@ -9,7 +9,21 @@ from flask import Flask
 from ..inference.article import ARTICLE, ArticleModel
 from ..inference.machinery.registry import DEFAULT_MODEL
 from ..inference.machinery.user_models import load_available
-from . import api, budget, cache, compress, errors, fetched, filters, room, room_support, security, translations, views
+from . import (
+    api,
+    budget,
+    cache,
+    compress,
+    errors,
+    fetched,
+    filters,
+    paths,
+    room,
+    room_support,
+    security,
+    translations,
+    views,
+)
 from .indent import StripIndent
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -38,6 +52,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.extensions["models"] = models
     translations.register(app)
     filters.register(app)
+    paths.register(app)
     errors.register(app)
     budget.time_requests(app)  # first: its Server-Timing goes on after the cache has kept the answer
     security.check_requests(app)  # before the cache: a request refused is never answered from it

@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
-from urllib.parse import urlencode
+from urllib.parse import quote_plus
 
 from ..inference import InferenceError, LanguageModel, Settings, get_model
 from ..inference.article import ARTICLE, ArticleModel, ArticleScores
@@ -104,6 +104,10 @@ class State:
         # link repeats the whole state (ids and all).
         return self._encode_all(QUERY_SAFE)
 
+    @cached_property
+    def _joined(self) -> str:
+        return "&".join(self._encoded.values())
+
     def _encode_all(self, safe: str) -> dict[str, str]:
         return {key: _encode(key, value, safe) for key, value in self.query().items()}
 
@@ -114,6 +118,8 @@ class State:
         -> 'prompt=a+b&model=m&temperature=1.0&seed=1&ids=4,2&at=1'
         `safe` is what stays unescaped: SHARE_SAFE for a link to paste elsewhere.
         """
+        if not changes and safe == QUERY_SAFE:
+            return self._joined
         parts = dict(self._encoded if safe == QUERY_SAFE else self._encode_all(safe))
         for key, value in changes.items():
             if value is None:
@@ -208,7 +214,8 @@ def state_model(models: Mapping[str, LanguageModel], state: State) -> LanguageMo
 
 
 def _encode(key: str, value, safe: str) -> str:
-    return urlencode({key: value}, safe=safe)
+    """('prompt', 'a b', ',') -> 'prompt=a+b': what urlencode writes for one pair, without its checks."""
+    return f"{quote_plus(key, safe)}={quote_plus(str(value), safe)}"
 
 
 def _number(args: Mapping[str, str], name: str, kind, default):
