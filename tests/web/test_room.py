@@ -228,3 +228,12 @@ def test_the_room_qr_code_carries_the_join_address_only(app, teacher) -> None:
 def test_the_start_button_is_on_the_stepper(client) -> None:
     html = client.get(START).get_data(as_text=True)
     assert 'action="/room"' in html and "Start a class room" in html
+
+
+def test_a_teacher_who_has_the_room_qr_code_gets_a_304(teacher) -> None:
+    code = start_room(teacher)
+    first = teacher.get(f"/room/{code}/qr.svg")
+    again = teacher.get(f"/room/{code}/qr.svg", headers={"If-None-Match": first.headers["ETag"]})
+    assert (first.status_code, again.status_code, again.data) == (200, 304, b"")
+    other = start_room(teacher)
+    assert teacher.get(f"/room/{other}/qr.svg").headers["ETag"] != first.headers["ETag"]

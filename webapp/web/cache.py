@@ -15,6 +15,7 @@ the page) and whether gzip is accepted. A request whose state does not check out
 not looked up at all: the view answers its error, and errors are never kept. Only 200 and 303
 answers to GET are kept, in a least-recently-used store bounded by RESPONSE_CACHE_BYTES (0 turns it
 off), counting each entry's key as well as its answer, so hostile input cannot grow it past that.
+A kept answer with an ETag (a QR code: share.py) is a 304 for a browser that has it.
 """
 
 from __future__ import annotations
@@ -166,7 +167,8 @@ def register(app: Flask) -> None:
         if kept is None:
             g.cache_key = key  # keep what the view answers
             return None
-        return Response(kept.body, status=kept.status, headers=kept.headers)
+        response = Response(kept.body, status=kept.status, headers=kept.headers)
+        return response.make_conditional(request) if "ETag" in response.headers else response  # the QR codes
 
     @app.after_request
     def keep(response: Response) -> Response:

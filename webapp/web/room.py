@@ -12,11 +12,9 @@
 
 from __future__ import annotations
 
-import io
 from dataclasses import replace
 from urllib.parse import urlsplit
 
-import segno
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
 from ..inference.errors import N_
@@ -26,6 +24,7 @@ from ..room.rounds import next_round
 from ..room.store import Room, RoomsFull, Vote
 from ..room.votes import histogram, leaderboard, other_votes, round_result
 from . import room_support as rs
+from . import share
 from .screen import build_screen
 from .share import LOOPBACK, reach
 from .state import InvalidInput, State
@@ -181,12 +180,7 @@ def counter(state: State, round_: int):
 def qr_code(code: str):
     """A QR code of the join address (the code only: never the teacher's key)."""
     room = rs.find_room(code)
-    qr = segno.make(join_url(room.code), error="m")
-    svg = io.BytesIO()
-    qr.save(svg, kind="svg", scale=5, border=2, xmldecl=False, title="QR code to join the class room")
-    response = current_app.make_response(svg.getvalue())
-    response.headers["Content-Type"] = "image/svg+xml"
-    return response
+    return share.qr_code(join_url(room.code), title="QR code to join the class room", error="m")
 
 
 @bp.get("/room/<code>/results.json")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from dataclasses import replace
 from urllib.parse import urlsplit
 
@@ -14,7 +13,7 @@ from ..inference import UnknownModel, get_model, run_step
 from ..inference.derived.export import chain_to_csv, rows_to_csv, run_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
 from ..inference.errors import N_
-from . import fetched, folds, panels
+from . import fetched, folds, panels, share
 from .budget import budget_seconds, within_deadline
 from .fetched import fetch_command
 from .paths import path_for
@@ -270,14 +269,9 @@ def export_run_csv():
 def qr_code():
     """A QR code of this screen's link, for students' phones."""
     try:
-        qr = segno.make(share_url(read_state()), error="l")
+        return share.qr_code(share_url(read_state()), title="QR code of this screen's link")
     except segno.DataOverflowError:
         raise InvalidInput(N_("this screen's link is too long for a QR code; shorten the prompt")) from None
-    svg = io.BytesIO()
-    qr.save(svg, kind="svg", scale=5, border=2, xmldecl=False, title="QR code of this screen's link")
-    response = current_app.make_response(svg.getvalue())
-    response.headers["Content-Type"] = "image/svg+xml"
-    return response
 
 
 @bp.get("/vocab")
