@@ -20,7 +20,7 @@ def qr_modules(svg: bytes) -> list[list[bool]]:
     text = svg.decode()
     path = re.search(r'<path[^>]* d="([^"]+)"', text).group(1)
     size = int(re.search(r'<svg[^>]* width="(\d+)"', text).group(1))
-    scale = float(re.search(r'scale\(([\d.]+)\)', text).group(1))
+    scale = float(re.search(r"scale\(([\d.]+)\)", text).group(1))
     n = round(size / scale)  # modules with the border
     grid = [[False] * n for _ in range(n)]
     x = y = 0.0

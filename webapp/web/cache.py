@@ -34,9 +34,15 @@ from .translations import current_language
 # Endpoints whose answer is a pure function of the state, and the other parameters each reads.
 STATE_ENDPOINTS = {
     # `shown`: what the screen shows of a few panels, which an htmx answer then leaves out (panels.py)
-    "stepper.show": ("shown",), "stepper.step": ("shown",), "stepper.back": ("shown",), "stepper.reset": ("shown",),
+    "stepper.show": ("shown",),
+    "stepper.step": ("shown",),
+    "stepper.back": ("shown",),
+    "stepper.reset": ("shown",),
     "stepper.choose": ("token", "shown"),
-    "stepper.qr_code": (), "stepper.export_json": (), "stepper.export_csv": (), "api.step": ("full",),
+    "stepper.qr_code": (),
+    "stepper.export_json": (),
+    "stepper.export_csv": (),
+    "api.step": ("full",),
     "stepper.fold": (),
 }
 OTHER_ENDPOINTS = {"stepper.vocabulary": ("model", "q"), "api.list_models": ()}
