@@ -20,12 +20,15 @@ def dismiss_guide(page: Page) -> None:
 
 
 # On a phone the logits table scrolls sideways inside its .table-scroll box, "choose" buttons and all.
-PHONE_INNER = ("table.compare-table:visible, svg.range-svg:visible, svg.bar-chart:visible, button:not(.choose):visible,"
-               " .table-scroll:visible")
+PHONE_INNER = (
+    "table.compare-table:visible, svg.range-svg:visible, svg.bar-chart:visible, button:not(.choose):visible,"
+    " .table-scroll:visible"
+)
 
 
-@pytest.mark.browser_context_args(viewport={"width": 390, "height": 844}, reduced_motion="reduce", is_mobile=True,
-                                  has_touch=True)
+@pytest.mark.browser_context_args(
+    viewport={"width": 390, "height": 844}, reduced_motion="reduce", is_mobile=True, has_touch=True
+)
 def test_phone_screen_stacks_the_panels(page: Page, expected_ids, save_screenshot: Callable) -> None:
     page.goto(state_url(expected_ids, src="s,f,0.999", at="1"))
     dismiss_guide(page)

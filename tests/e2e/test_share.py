@@ -50,8 +50,10 @@ def test_on_127_0_0_1_a_warning_beside_the_qr_code_says_how_to_serve_the_room(pa
     warning = page.locator("#share #loopback-warning")
     expect(warning).to_be_visible()
     expect(warning).to_contain_text("Phones cannot open this link yet")
-    expect(warning.locator("code")).to_have_text("token-by-token --host 0.0.0.0" + (
-        "" if urlsplit(page.url).port == 8000 else f" --port {urlsplit(page.url).port}"))
+    expect(warning.locator("code")).to_have_text(
+        "token-by-token --host 0.0.0.0"
+        + ("" if urlsplit(page.url).port == 8000 else f" --port {urlsplit(page.url).port}")
+    )
     a, b = qr.bounding_box(), warning.bounding_box()
     assert abs(a["y"] - b["y"]) < 40 and b["x"] > a["x"] + a["width"], "beside the QR code, not below the fold"
     address = warning.locator(".address")
