@@ -83,25 +83,26 @@ class Screen:
     pieces: tuple[Piece, ...]  # the generated tokens as the text shows them
     comparison: Comparison
 
-    @property
+    # The table's rows ask these again and again (a Step, about 300 times): each is computed once.
+    @cached_property
     def shown(self) -> int | None:
         return self.state.shown
 
-    @property
+    @cached_property
     def taken(self) -> bool:
         return self.shown is not None
 
-    @property
+    @cached_property
     def in_text(self) -> int | None:
         """The id the text has at the shown step (not the pick if forced or if settings changed)."""
         return self.state.ids[self.shown] if self.taken else None
 
-    @property
+    @cached_property
     def latest(self) -> bool:
         """Whether the step on screen picked the text's last token (not an earlier step viewed again)."""
         return self.taken and self.shown == len(self.state.ids) - 1
 
-    @property
+    @cached_property
     def forced(self) -> bool:
         return self.taken and self.state.sources[self.shown] == FORCED
 
