@@ -220,8 +220,14 @@ class Screen:
     def rest_parts(self) -> list[tuple[int, str]]:
         """How the tokens under the table divide, for the footer: [(12, 'cut'), (4,968, 'at p = 0')], kept left out."""
         rest = self.result.rest
-        return [(n, words) for n, words in ((rest.cut_count, ngettext("cut", "cut", rest.cut_count)),
-                                            (rest.zero_count, gettext("at p = 0"))) if n]
+        return [
+            (n, words)
+            for n, words in (
+                (rest.cut_count, ngettext("cut", "cut", rest.cut_count)),
+                (rest.zero_count, gettext("at p = 0")),
+            )
+            if n
+        ]
 
     @property
     def at_limit(self) -> bool:
@@ -275,8 +281,10 @@ class Screen:
     def surprise_bins(self) -> tuple[str, ...]:
         """The legend's labels, one per shade."""
         edges = (0, *SURPRISE_BINS)
-        return (*(gettext("%(low)s–%(high)s bits", low=a, high=b) for a, b in zip(edges, edges[1:], strict=False)),
-                gettext("%(low)s+ bits", low=SURPRISE_BINS[-1]))
+        return (
+            *(gettext("%(low)s–%(high)s bits", low=a, high=b) for a, b in zip(edges, edges[1:], strict=False)),
+            gettext("%(low)s+ bits", low=SURPRISE_BINS[-1]),
+        )
 
 
 def n_rows(state: State) -> int:
