@@ -109,7 +109,10 @@ def template_gettext(message: str, **variables) -> Markup:
     A plain function, unlike Jinja's own (which takes the template's context, and then calls through
     it twice more): a Step asks for about 150 messages. The templates are always autoescaped.
     """
-    return Markup(_translations.get().gettext(message)) % variables
+    text = _translations.get().gettext(message)
+    if not variables and "%" not in text:  # most messages: formatting would leave them as they are
+        return Markup(text)
+    return Markup(text) % variables
 
 
 def template_ngettext(singular: str, plural: str, n: int, **variables) -> Markup:
