@@ -15,6 +15,7 @@ from flask import Flask, abort, request
 from .filters import thousands
 from .state import check_prompt
 from .translations import gettext as _
+from .vary import add_vary
 
 # The longest query string the page can make: a 2,000-character prompt, percent-encoded (up to 12
 # bytes a character), plus up to 1,023 ids of "%2C" and 4 digits, comes to about 31 KB. Twice that
@@ -107,9 +108,11 @@ def register(app: Flask) -> None:
     if xfo := frame_options(frame_ancestors):
         headers["X-Frame-Options"] = xfo
 
+    names = {name.lower(): name for name in headers}
+
     @app.after_request
     def security_headers(response):
-        response.vary.add("HX-Request")  # most URLs answer a page or a fragment by this header
-        for name, value in headers.items():
-            response.headers.setdefault(name, value)
+        add_vary(response, "HX-Request")  # most URLs answer a page or a fragment by this header
+        present = {name.lower() for name, _value in response.headers}  # a header the answer set stays
+        response.headers.extend([(name, headers[name]) for key, name in names.items() if key not in present])
         return response

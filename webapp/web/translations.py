@@ -22,6 +22,7 @@ from markupsafe import Markup
 
 from ..inference import InferenceError
 from . import filters
+from .vary import add_vary
 
 TRANSLATIONS_DIR = Path(__file__).resolve().parent.parent / "translations"
 DEFAULT_LANGUAGE = "en"
@@ -203,7 +204,7 @@ def vary_by_language(app: Flask) -> None:
     @app.after_request
     def vary(response):
         if g.get("language_from_header"):
-            response.vary.add("Accept-Language")
+            add_vary(response, "Accept-Language")
         return response
 
 
