@@ -52,8 +52,10 @@ def check_frame_ancestors(sources: str) -> str:
         raise ValueError("'none' cannot be combined with other frame ancestors")
     for word in words:
         if word not in _KEYWORDS and not _SOURCE.match(word):
-            raise ValueError(f"{word!r} is not a frame source: use 'self', 'none', a scheme such as "
-                             "https:, or an origin such as https://*.school.example")
+            raise ValueError(
+                f"{word!r} is not a frame source: use 'self', 'none', a scheme such as "
+                "https:, or an origin such as https://*.school.example"
+            )
     return " ".join(words)
 
 
@@ -79,8 +81,14 @@ def check_requests(app: Flask) -> None:
         whichever server runs the app and whatever the route."""
         length, limit = request.content_length, app.config["MAX_CONTENT_LENGTH"]
         if length is not None and limit is not None and length > limit:
-            abort(413, description=_("the request body is too large (%(n)s bytes; the limit is %(limit)s).",
-                                     n=thousands(length), limit=thousands(limit)))
+            abort(
+                413,
+                description=_(
+                    "the request body is too large (%(n)s bytes; the limit is %(limit)s).",
+                    n=thousands(length),
+                    limit=thousands(limit),
+                ),
+            )
 
     @app.before_request
     def check_the_query_string():
@@ -88,17 +96,31 @@ def check_requests(app: Flask) -> None:
         try:  # werkzeug decodes the raw query strictly: a stray byte such as 0xFF would be a 500
             query.decode("utf-8")
         except UnicodeDecodeError:
-            abort(400, description=_("the address has characters that are not UTF-8 text; "
-                                     "type the prompt in the box instead of the address bar."))
+            abort(
+                400,
+                description=_(
+                    "the address has characters that are not UTF-8 text; "
+                    "type the prompt in the box instead of the address bar."
+                ),
+            )
         if _CONTROL_BYTES.search(query):  # a browser sends them escaped (%0D); raw, a redirect could not carry them
-            abort(400, description=_("the address has control characters that are not escaped; "
-                                     "type the prompt in the box instead of the address bar."))
+            abort(
+                400,
+                description=_(
+                    "the address has control characters that are not escaped; "
+                    "type the prompt in the box instead of the address bar."
+                ),
+            )
         if len(query) > MAX_QUERY_BYTES:
             check_prompt(request.args.get("prompt", ""))  # the usual culprit: say so, as reading the state would
-            abort(414, description=_("the address is too long (%(n)s bytes; the limit is %(limit)s). "
-                                     "Shorten the prompt or press Reset.",
-                                     n=thousands(len(query)), limit=thousands(MAX_QUERY_BYTES)))
-
+            abort(
+                414,
+                description=_(
+                    "the address is too long (%(n)s bytes; the limit is %(limit)s). Shorten the prompt or press Reset.",
+                    n=thousands(len(query)),
+                    limit=thousands(MAX_QUERY_BYTES),
+                ),
+            )
 
 
 def register(app: Flask) -> None:
