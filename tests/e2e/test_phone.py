@@ -26,13 +26,16 @@ PHONE_INNER = (
 )
 
 
-@pytest.mark.browser_context_args(viewport={"width": 390, "height": 844}, reduced_motion="reduce", is_mobile=True,
-                                  has_touch=True)
+@pytest.mark.browser_context_args(
+    viewport={"width": 390, "height": 844}, reduced_motion="reduce", is_mobile=True, has_touch=True
+)
 def test_phone_screen_stacks_the_panels(page: Page, expected_ids, save_screenshot: Callable) -> None:
     page.goto(state_url(expected_ids, src="s,f,0.999", at="1"))
     dismiss_guide(page)
     expect_step_done(page, 1)
-    expect(page.get_by_role("img", name="QR code")).not_to_have_js_property("naturalWidth", 0)
+    qr = page.get_by_role("img", name="QR code")
+    qr.scroll_into_view_if_needed()  # fetched when it comes into view (loading="lazy")
+    expect(qr).not_to_have_js_property("naturalWidth", 0)
     # The logits table scrolls sideways in its own box on a phone; everything else fits.
     assert_fits_width(page, 390, inner=PHONE_INNER)
     expect(page.locator("html")).to_have_js_property("scrollWidth", 390)  # the page does not scroll sideways

@@ -27,6 +27,7 @@ def test_share_shows_a_qr_code_and_the_link_of_this_screen(page: Page, expected_
     link = page.get_by_label("Link to this screen")
 
     expect(qr).to_be_visible()
+    qr.scroll_into_view_if_needed()  # fetched when it comes into view (loading="lazy")
     expect(qr).to_have_js_property("complete", True)
     expect(qr).not_to_have_js_property("naturalWidth", 0)  # the SVG loaded and drew
     assert same_screen(link.input_value(), page.url)
@@ -35,6 +36,7 @@ def test_share_shows_a_qr_code_and_the_link_of_this_screen(page: Page, expected_
     expect(link).to_have_value(re.compile(r"[?&]ids=\d+,\d+,\d+(?:&|$)"))  # follows the screen
     assert same_screen(link.input_value(), page.url)
     expect(qr).to_have_attribute("src", re.compile(r"/qr\.svg\?.*ids=\d+(?:%2C|,)\d+(?:%2C|,)\d+"))
+    qr.scroll_into_view_if_needed()
     expect(qr).not_to_have_js_property("naturalWidth", 0)
 
     page.get_by_role("button", name="Copy link").click()
@@ -48,8 +50,10 @@ def test_on_127_0_0_1_a_warning_beside_the_qr_code_says_how_to_serve_the_room(pa
     warning = page.locator("#share #loopback-warning")
     expect(warning).to_be_visible()
     expect(warning).to_contain_text("Phones cannot open this link yet")
-    expect(warning.locator("code")).to_have_text("token-by-token --host 0.0.0.0" + (
-        "" if urlsplit(page.url).port == 8000 else f" --port {urlsplit(page.url).port}"))
+    expect(warning.locator("code")).to_have_text(
+        "token-by-token --host 0.0.0.0"
+        + ("" if urlsplit(page.url).port == 8000 else f" --port {urlsplit(page.url).port}")
+    )
     a, b = qr.bounding_box(), warning.bounding_box()
     assert abs(a["y"] - b["y"]) < 40 and b["x"] > a["x"] + a["width"], "beside the QR code, not below the fold"
     address = warning.locator(".address")

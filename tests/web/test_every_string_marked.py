@@ -62,6 +62,7 @@ def app(tmp_path_factory):
     folder = tmp_path_factory.mktemp("rooms")
     app = create_app({"TESTING": True, "ROOM_STORE": f"sqlite:///{folder / 'rooms.sqlite3'}"})
     app.jinja_env.install_gettext_translations(Wrapped(), newstyle=True)
+    app.jinja_env.globals["_"] = app.jinja_env.globals["gettext"]  # the app's `_` is its gettext (translations.py)
     return app
 
 

@@ -189,8 +189,35 @@ def test_a_figure_written_as_a_constant_follows_each_requests_language():
         with app.test_request_context(url("/", lang=lang)):
             app.preprocess_request()
             written[lang] = template.render()
-    assert written == {"es": "1,000 50,0\xa0% −2,000 0,25", "en": "1.000 50.0 % −2.000 0.25",
-                       "de": "1,000 50,0\xa0% −2,000 0,25"}
+    assert written == {
+        "es": "1,000 50,0\xa0% −2,000 0,25",
+        "en": "1.000 50.0 % −2.000 0.25",
+        "de": "1,000 50,0\xa0% −2,000 0,25",
+    }
+
+
+def render_in(app, lang: str, source: str, **context) -> str:
+    with app.test_request_context(url("/", lang=lang)):
+        app.preprocess_request()
+        return app.jinja_env.from_string(source).render(**context)
+
+
+def test_a_templates_message_is_translated_and_its_figures_escaped(app):
+    source = '{{ _("Step") }} | {{ _("step %(i)s", i=word) }} | {% trans trimmed n=word %}Step {{ n }}{% endtrans %}'
+    english = render_in(app, "en", source, word="<b>")
+    assert english == "Step | step &lt;b&gt; | Step &lt;b&gt;"
+    german = render_in(app, "de", source, word="<b>")
+    assert german.startswith(render_in(app, "de", "{{ _('Step') }}") + " | ")
+    assert "&lt;b&gt;" in german and german != english
+
+
+def test_a_templates_plural_counts_with_num_and_a_percent_sign_stays_single(app):
+    source = (
+        "{% trans count=n %}{{ count }} token{% pluralize %}{{ count }} tokens{% endtrans %}"
+        " | {{ ngettext('%(num)s row', '%(num)s rows', n) }} | {{ _('100%%') }}"
+    )
+    assert render_in(app, "en", source, n=1) == "1 token | 1 row | 100%"
+    assert render_in(app, "en", source, n=4871) == "4871 tokens | 4871 rows | 100%"
 
 
 @pytest.mark.parametrize(("fold", "extra"), [("worked-logits", {}), ("worked-inside-bigram", {"inside": "1"})])

@@ -16,8 +16,14 @@ START = "/?prompt=The+girl+saw+a&seed=44"
 def app(tmp_path_factory):
     """One app for the module (the models load once); each test starts rooms of its own."""
     folder = tmp_path_factory.mktemp("rooms")
-    return create_app({"TESTING": True, "ROOM_STORE": f"sqlite:///{folder / 'rooms.sqlite3'}",
-                       "ROOM_FAILED_JOINS_PER_MINUTE": 3, "ROOM_MAX_STUDENTS": 3})
+    return create_app(
+        {
+            "TESTING": True,
+            "ROOM_STORE": f"sqlite:///{folder / 'rooms.sqlite3'}",
+            "ROOM_FAILED_JOINS_PER_MINUTE": 3,
+            "ROOM_MAX_STUDENTS": 3,
+        }
+    )
 
 
 @pytest.fixture
@@ -100,8 +106,13 @@ def test_a_student_cannot_step_reveal_or_change_the_room(app, teacher) -> None:
     url = step(teacher, code)
     student = join(app, code)
     key = teacher.get_cookie("tbt_teacher", path=f"/room/{code}").value
-    for answer in (student.get(f"/room/{code}"), student.get(f"/room/{code}/screen"), student.get(f"/room/{code}/me"),
-                   student.get(f"/room/{code}/qr.svg"), student.get(f"/join?code={code}")):
+    for answer in (
+        student.get(f"/room/{code}"),
+        student.get(f"/room/{code}/screen"),
+        student.get(f"/room/{code}/me"),
+        student.get(f"/room/{code}/qr.svg"),
+        student.get(f"/join?code={code}"),
+    ):
         assert key not in answer.get_data(as_text=True) and key not in str(answer.headers)  # never shown to a student
     before = results(teacher, code)
     revealed = push(student, "/", url + "&reveal=1")
@@ -156,8 +167,10 @@ def test_bad_votes_get_a_clear_4xx_and_change_nothing(app, teacher) -> None:
     assert vote(round="2", token="5").status_code == 409  # no such round open
     assert vote(token="5").status_code == 400
     assert results(teacher, code)["open_votes"] == 0
-    assert app.test_client().post(f"/room/{code}/vote", data={"round": "1", "token": "5"},
-                                  headers=ORIGIN).status_code == 403  # not in the room
+    assert (
+        app.test_client().post(f"/room/{code}/vote", data={"round": "1", "token": "5"}, headers=ORIGIN).status_code
+        == 403
+    )  # not in the room
     assert vote(round="1", token="5").status_code == 303
     reveal(teacher, code, url)
     late = vote(round="1", token="7")
@@ -169,8 +182,9 @@ def test_a_typed_word_is_counted_as_its_token(app, teacher) -> None:
     code = start_room(teacher)
     url = step(teacher, code)
     student = join(app, code)
-    answer = student.post(f"/room/{code}/vote", data={"round": "1", "text": "her"},
-                          headers={**ORIGIN, "HX-Request": "true"})
+    answer = student.post(
+        f"/room/{code}/vote", data={"round": "1", "text": "her"}, headers={**ORIGIN, "HX-Request": "true"}
+    )
     assert answer.status_code == 200 and "'<strong class=\"tok\">her</strong>'" in answer.get_data(as_text=True)
     reveal(teacher, code, url)
     tally = results(teacher, code)["rounds"][0]["tally"]
@@ -228,3 +242,12 @@ def test_the_room_qr_code_carries_the_join_address_only(app, teacher) -> None:
 def test_the_start_button_is_on_the_stepper(client) -> None:
     html = client.get(START).get_data(as_text=True)
     assert 'action="/room"' in html and "Start a class room" in html
+
+
+def test_a_teacher_who_has_the_room_qr_code_gets_a_304(teacher) -> None:
+    code = start_room(teacher)
+    first = teacher.get(f"/room/{code}/qr.svg")
+    again = teacher.get(f"/room/{code}/qr.svg", headers={"If-None-Match": first.headers["ETag"]})
+    assert (first.status_code, again.status_code, again.data) == (200, 304, b"")
+    other = start_room(teacher)
+    assert teacher.get(f"/room/{other}/qr.svg").headers["ETag"] != first.headers["ETag"]

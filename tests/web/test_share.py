@@ -7,6 +7,8 @@ import re
 import pytest
 import segno
 
+from webapp.web import create_app
+
 from .markup import Element, ids_of, parse, query_of
 from .seeded import BASE, error_text, joined, page, url
 
@@ -18,7 +20,7 @@ def qr_modules(svg: bytes) -> list[list[bool]]:
     text = svg.decode()
     path = re.search(r'<path[^>]* d="([^"]+)"', text).group(1)
     size = int(re.search(r'<svg[^>]* width="(\d+)"', text).group(1))
-    scale = float(re.search(r'scale\(([\d.]+)\)', text).group(1))
+    scale = float(re.search(r"scale\(([\d.]+)\)", text).group(1))
     n = round(size / scale)  # modules with the border
     grid = [[False] * n for _ in range(n)]
     x = y = 0.0
@@ -131,3 +133,25 @@ def test_by_a_lan_address_the_share_panel_names_it_without_a_warning(app, client
     doc = parse(client.get(url("/", **{**BASE, "seed": "12"}), headers={"Host": "127.0.0.1:8000"}).data)  # not cached
     assert doc.by_id("loopback-warning") is None, "served on the LAN too: the link carries the LAN address"
     assert f"http://{LAN}/" in doc.by_id("students-address").text()
+
+
+@pytest.mark.parametrize("cache_bytes", [0, 2**20])  # drawn by the view, or kept by the answer cache
+def test_a_browser_that_has_the_qr_code_gets_a_304_until_the_link_changes(app, cache_bytes, three):
+    models = app.extensions["models"]
+    client = create_app({"TESTING": True, "MODELS": models, "RESPONSE_CACHE_BYTES": cache_bytes}).test_client()
+    address = url("/qr.svg", **BASE, ids=joined(three))
+    first = client.get(address)
+    etag = first.headers["ETag"]
+    assert first.status_code == 200 and first.headers["Cache-Control"] == "no-cache"
+    again = client.get(address, headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == etag
+    other_screen = client.get(url("/qr.svg", **BASE, ids=joined(three[:2])), headers={"If-None-Match": etag})
+    assert other_screen.status_code == 200 and other_screen.headers["ETag"] != etag
+    other_address = client.get(address, headers={"If-None-Match": etag, "Host": LAN})  # another link: drawn again
+    assert other_address.status_code == 200 and qr_modules(other_address.data) != qr_modules(first.data)
+
+
+def test_the_share_panels_qr_code_is_fetched_when_it_comes_into_view(client):
+    img = page(client, **BASE).by_id("share").find("img")
+    assert img.attrs["loading"] == "lazy"
+    assert img.attrs["src"].startswith("/qr.svg?")

@@ -9,7 +9,22 @@ from flask import Flask
 from ..inference.article import ARTICLE, ArticleModel
 from ..inference.machinery.registry import DEFAULT_MODEL
 from ..inference.machinery.user_models import load_available
-from . import api, budget, cache, compress, errors, fetched, filters, room, room_support, security, translations, views
+from . import (
+    api,
+    budget,
+    cache,
+    compress,
+    errors,
+    fetched,
+    filters,
+    paths,
+    room,
+    room_support,
+    security,
+    translations,
+    views,
+)
+from .indent import StripIndent
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -30,12 +45,14 @@ def create_app(config: dict | None = None) -> Flask:
     )
     if config:
         app.config.from_mapping(config)
+    app.jinja_env.add_extension(StripIndent)  # each line's indentation dropped once, when a template compiles
     models = app.config.get("MODELS") or load_available(app.config.get("MODELS_DIR") or PACKAGE_DIR / "models")
     app.config.setdefault("DEFAULT_MODEL", DEFAULT_MODEL if DEFAULT_MODEL in models else next(iter(models)))
     models = {**models, ARTICLE: ArticleModel()}  # in the menu; each request builds its own from the URL
     app.extensions["models"] = models
     translations.register(app)
     filters.register(app)
+    paths.register(app)
     errors.register(app)
     budget.time_requests(app)  # first: its Server-Timing goes on after the cache has kept the answer
     security.check_requests(app)  # before the cache: a request refused is never answered from it

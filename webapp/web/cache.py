@@ -15,6 +15,7 @@ the page) and whether gzip is accepted. A request whose state does not check out
 not looked up at all: the view answers its error, and errors are never kept. Only 200 and 303
 answers to GET are kept, in a least-recently-used store bounded by RESPONSE_CACHE_BYTES (0 turns it
 off), counting each entry's key as well as its answer, so hostile input cannot grow it past that.
+A kept answer with an ETag (a QR code: share.py) is a 304 for a browser that has it.
 """
 
 from __future__ import annotations
@@ -33,9 +34,15 @@ from .translations import current_language
 # Endpoints whose answer is a pure function of the state, and the other parameters each reads.
 STATE_ENDPOINTS = {
     # `shown`: what the screen shows of a few panels, which an htmx answer then leaves out (panels.py)
-    "stepper.show": ("shown",), "stepper.step": ("shown",), "stepper.back": ("shown",), "stepper.reset": ("shown",),
+    "stepper.show": ("shown",),
+    "stepper.step": ("shown",),
+    "stepper.back": ("shown",),
+    "stepper.reset": ("shown",),
     "stepper.choose": ("token", "shown"),
-    "stepper.qr_code": (), "stepper.export_json": (), "stepper.export_csv": (), "api.step": ("full",),
+    "stepper.qr_code": (),
+    "stepper.export_json": (),
+    "stepper.export_csv": (),
+    "api.step": ("full",),
     "stepper.fold": (),
 }
 OTHER_ENDPOINTS = {"stepper.vocabulary": ("model", "q"), "api.list_models": ()}
@@ -166,7 +173,8 @@ def register(app: Flask) -> None:
         if kept is None:
             g.cache_key = key  # keep what the view answers
             return None
-        return Response(kept.body, status=kept.status, headers=kept.headers)
+        response = Response(kept.body, status=kept.status, headers=kept.headers)
+        return response.make_conditional(request) if "ETag" in response.headers else response  # the QR codes
 
     @app.after_request
     def keep(response: Response) -> Response:

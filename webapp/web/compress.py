@@ -6,6 +6,8 @@ import gzip
 
 from flask import Flask, Response, request
 
+from .vary import add_vary
+
 COMPRESSIBLE = ("text/", "application/json", "application/javascript", "image/svg+xml")
 MIN_BYTES = 1024
 LEVEL = 5  # most of the gain of level 9 at a fraction of its time
@@ -32,7 +34,7 @@ def gzip_response(response: Response) -> Response:
         return response
     response.set_data(gzip.compress(body, compresslevel=LEVEL, mtime=0))
     response.headers["Content-Encoding"] = "gzip"
-    response.vary.add("Accept-Encoding")
+    add_vary(response, "Accept-Encoding")
     return response
 
 

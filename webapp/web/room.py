@@ -1,22 +1,20 @@
 """The class room: start one, join it, follow the teacher's screen, vote on the next token, reveal.
 
-    POST /room                   start a room from the teacher's screen (sets the teacher's key cookie)
-    GET  /room/CODE/teach        the teacher's screen with the room panel
-    POST /room/CODE/state        the teacher's screen changed: store it (room.js sends it after each change)
-    POST /room/CODE/settings     class votes, leaderboard on or off
-    GET  /join, POST /join       a student joins with the code and an optional nickname
-    GET  /room/CODE              a student's screen: the teacher's, the vote, their record (works without JS)
-    GET  /room/CODE/screen       what students poll: 304 while the version is the same, else the panels
-    POST /room/CODE/vote         a student's guess: a token id, or a typed word
+POST /room                   start a room from the teacher's screen (sets the teacher's key cookie)
+GET  /room/CODE/teach        the teacher's screen with the room panel
+POST /room/CODE/state        the teacher's screen changed: store it (room.js sends it after each change)
+POST /room/CODE/settings     class votes, leaderboard on or off
+GET  /join, POST /join       a student joins with the code and an optional nickname
+GET  /room/CODE              a student's screen: the teacher's, the vote, their record (works without JS)
+GET  /room/CODE/screen       what students poll: 304 while the version is the same, else the panels
+POST /room/CODE/vote         a student's guess: a token id, or a typed word
 """
 
 from __future__ import annotations
 
-import io
 from dataclasses import replace
 from urllib.parse import urlsplit
 
-import segno
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
 from ..inference.errors import N_
@@ -26,6 +24,7 @@ from ..room.rounds import next_round
 from ..room.store import Room, RoomsFull, Vote
 from ..room.votes import histogram, leaderboard, other_votes, round_result
 from . import room_support as rs
+from . import share
 from .screen import build_screen
 from .share import LOOPBACK, reach
 from .state import InvalidInput, State
@@ -54,6 +53,7 @@ def join_url(code: str) -> str:
 
 # --- the teacher ---------------------------------------------------------------------------------
 
+
 @bp.post("/room")
 def start():
     """Start a room from the screen the teacher is on; only this browser gets the teacher's key."""
@@ -63,8 +63,13 @@ def start():
     key, now = codes.new_secret(), rs.now()
     try:
         for _attempt in range(MAX_ATTEMPTS):
-            room = Room(code=codes.new_code(), key_hash=codes.key_hash(key), state=rs.encode_state(state),
-                        created=now, touched=now)
+            room = Room(
+                code=codes.new_code(),
+                key_hash=codes.key_hash(key),
+                state=rs.encode_state(state),
+                created=now,
+                touched=now,
+            )
             if rs.store().create(room, current_app.config["ROOM_MAX_ROOMS"]):
                 break
         else:
@@ -73,8 +78,15 @@ def start():
         abort(503, description=_("the server has as many open rooms as it allows; try again later."))
     rs.store().purge(now)
     response = redirect(url_for(".teach", code=room.code, lang=state.lang), code=303)
-    response.set_cookie(rs.TEACHER_COOKIE, key, max_age=int(current_app.config["ROOM_IDLE_SECONDS"]) + 3600,
-                        path=rs.room_cookie_path(room.code), httponly=True, samesite="Strict", secure=rs.secure())
+    response.set_cookie(
+        rs.TEACHER_COOKIE,
+        key,
+        max_age=int(current_app.config["ROOM_IDLE_SECONDS"]) + 3600,
+        path=rs.room_cookie_path(room.code),
+        httponly=True,
+        samesite="Strict",
+        secure=rs.secure(),
+    )
     return response
 
 
@@ -84,8 +96,15 @@ def teach(code: str):
     room = rs.teacher_room(code)
     state = replace(rs.state_of(room), present=request.args.get("present") == "1")
     screen = build_screen(models(), state)
-    return render_template("room/teach.html", screen=screen, animate=False, share_url=share_url(state), reach=reach(),
-                           link=state_links(state), **panel_context(room))
+    return render_template(
+        "room/teach.html",
+        screen=screen,
+        animate=False,
+        share_url=share_url(state),
+        reach=reach(),
+        link=state_links(state),
+        **panel_context(room),
+    )
 
 
 def panel_context(room: Room) -> dict:
@@ -98,11 +117,17 @@ def panel_context(room: Room) -> dict:
     if room.leaderboard and lesson.results:
         board = leaderboard(store.all_votes(room.code), lesson.results, store.students(room.code))
     return {
-        "room": room, "display_code": codes.display_code(room.code), "join_url": join_url(room.code),
+        "room": room,
+        "display_code": codes.display_code(room.code),
+        "join_url": join_url(room.code),
         "n_students": store.n_students(room.code),
         "n_votes": len(store.votes(room.code, room.round)) if room.round_open else None,
-        "last": last, "bars": histogram(last) if last else [], "other_votes": other_votes(last) if last else 0,
-        "running": lesson.running, "board": board, "token_text": labels.token_text,
+        "last": last,
+        "bars": histogram(last) if last else [],
+        "other_votes": other_votes(last) if last else 0,
+        "running": lesson.running,
+        "board": board,
+        "token_text": labels.token_text,
     }
 
 
@@ -181,12 +206,7 @@ def counter(state: State, round_: int):
 def qr_code(code: str):
     """A QR code of the join address (the code only: never the teacher's key)."""
     room = rs.find_room(code)
-    qr = segno.make(join_url(room.code), error="m")
-    svg = io.BytesIO()
-    qr.save(svg, kind="svg", scale=5, border=2, xmldecl=False, title="QR code to join the class room")
-    response = current_app.make_response(svg.getvalue())
-    response.headers["Content-Type"] = "image/svg+xml"
-    return response
+    return share.qr_code(join_url(room.code), title="QR code to join the class room", error="m")
 
 
 @bp.get("/room/<code>/results.json")
@@ -194,14 +214,31 @@ def results_json(code: str):
     """The room's rounds as data, for the teacher: votes counted, the tally, the pick."""
     room = rs.teacher_room(code)
     store = rs.store()
-    rounds = [{"round": r.round, "step": r.step, "n_votes": r.n_votes, "picked": r.picked, "top": r.top,
-               "tally": {str(k): v for k, v in r.tally.items()}} for r in rs.lesson(room).results]
+    rounds = [
+        {
+            "round": r.round,
+            "step": r.step,
+            "n_votes": r.n_votes,
+            "picked": r.picked,
+            "top": r.top,
+            "tally": {str(k): v for k, v in r.tally.items()},
+        }
+        for r in rs.lesson(room).results
+    ]
     open_votes = len(store.votes(code, room.round)) if room.round_open else None
-    return {"round": room.round, "round_open": room.round_open, "version": room.version, "state": room.state,
-            "n_students": store.n_students(code), "open_votes": open_votes, "rounds": rounds}
+    return {
+        "round": room.round,
+        "round_open": room.round_open,
+        "version": room.version,
+        "state": room.state,
+        "n_students": store.n_students(code),
+        "open_votes": open_votes,
+        "rounds": rounds,
+    }
 
 
 # --- students ------------------------------------------------------------------------------------
+
 
 @bp.get("/join")
 def join_form():
@@ -231,8 +268,9 @@ def join():
         abort(409, description=_("this room is full; ask the teacher to start another."))
     response = redirect(url_for(".follow", code=code), code=303)
     age = int(current_app.config["ROOM_IDLE_SECONDS"]) + 3600
-    response.set_cookie(rs.STUDENT_COOKIE + code, student, max_age=age, httponly=True,
-                        samesite="Lax", secure=rs.secure())
+    response.set_cookie(
+        rs.STUDENT_COOKIE + code, student, max_age=age, httponly=True, samesite="Lax", secure=rs.secure()
+    )
     response.set_cookie(rs.ROOM_COOKIE, code, max_age=age, samesite="Lax", secure=rs.secure())
     return response
 
@@ -243,9 +281,13 @@ def student_context(room: Room, student: str) -> dict:
     mine = store.votes_of(room.code, student)
     lesson = rs.lesson(room)
     model = rs.room_model(room)
-    return {"room": room, "my_vote": mine.get(room.round) if room.round_open else None,
-            "guesses": lesson.record(mine), "token_text": model.tokenizer.token_text,
-            "nickname": store.nickname(room.code, student)}
+    return {
+        "room": room,
+        "my_vote": mine.get(room.round) if room.round_open else None,
+        "guesses": lesson.record(mine),
+        "token_text": model.tokenizer.token_text,
+        "nickname": store.nickname(room.code, student),
+    }
 
 
 def ballot_tokens(screen) -> list[int]:
@@ -257,9 +299,15 @@ def ballot_tokens(screen) -> list[int]:
 def follow_context(room: Room) -> dict:
     state = replace(rs.state_of(room), lang=lang_param())  # the student's language, not the teacher's
     screen = build_screen(models(), state)
-    return {"screen": screen, "room": room, "link": state_links(state), "ballot": ballot_tokens(screen),
-            "explore_url": public_url(state),
-            "display_code": codes.display_code(room.code), "share_url": share_url(state)}
+    return {
+        "screen": screen,
+        "room": room,
+        "link": state_links(state),
+        "ballot": ballot_tokens(screen),
+        "explore_url": public_url(state),
+        "display_code": codes.display_code(room.code),
+        "share_url": share_url(state),
+    }
 
 
 @bp.get("/room/<code>")
@@ -277,8 +325,9 @@ def follow(code: str):
 def follow_screen(code: str):
     """The teacher's screen as students' panels (room_polls.py answers 304s and repeats before this)."""
     room = rs.find_room(code)
-    html = render_template("room/_follow_fragments.html", oob=True, animate=room.action == "step",
-                           **follow_context(room))
+    html = render_template(
+        "room/_follow_fragments.html", oob=True, animate=room.action == "step", **follow_context(room)
+    )
     response = current_app.make_response(html)
     response.set_etag(f"{code}-{room.version}")
     response.headers["Cache-Control"] = "no-cache"
@@ -321,8 +370,9 @@ def vote(code: str):
     if outcome is Vote.TOO_MANY:
         abort(429, description=_("you have changed your vote on this step too often; it stays as it is."))
     if is_htmx():  # the line that says the vote; the rest of the student's part has not changed
-        return render_template("room/_my_vote.html", room=room, my_vote=token,
-                               token_text=rs.room_model(room).tokenizer.token_text)
+        return render_template(
+            "room/_my_vote.html", room=room, my_vote=token, token_text=rs.room_model(room).tokenizer.token_text
+        )
     return redirect(url_for(".follow", code=code), code=303)
 
 

@@ -83,25 +83,26 @@ class Screen:
     pieces: tuple[Piece, ...]  # the generated tokens as the text shows them
     comparison: Comparison
 
-    @property
+    # The table's rows ask these again and again (a Step, about 300 times): each is computed once.
+    @cached_property
     def shown(self) -> int | None:
         return self.state.shown
 
-    @property
+    @cached_property
     def taken(self) -> bool:
         return self.shown is not None
 
-    @property
+    @cached_property
     def in_text(self) -> int | None:
         """The id the text has at the shown step (not the pick if forced or if settings changed)."""
         return self.state.ids[self.shown] if self.taken else None
 
-    @property
+    @cached_property
     def latest(self) -> bool:
         """Whether the step on screen picked the text's last token (not an earlier step viewed again)."""
         return self.taken and self.shown == len(self.state.ids) - 1
 
-    @property
+    @cached_property
     def forced(self) -> bool:
         return self.taken and self.state.sources[self.shown] == FORCED
 
@@ -233,8 +234,14 @@ class Screen:
     def rest_parts(self) -> list[tuple[int, str]]:
         """How the tokens under the table divide, for the footer: [(12, 'cut'), (4,968, 'at p = 0')], kept left out."""
         rest = self.result.rest
-        return [(n, words) for n, words in ((rest.cut_count, ngettext("cut", "cut", rest.cut_count)),
-                                            (rest.zero_count, gettext("at p = 0"))) if n]
+        return [
+            (n, words)
+            for n, words in (
+                (rest.cut_count, ngettext("cut", "cut", rest.cut_count)),
+                (rest.zero_count, gettext("at p = 0")),
+            )
+            if n
+        ]
 
     @property
     def at_limit(self) -> bool:
@@ -288,8 +295,10 @@ class Screen:
     def surprise_bins(self) -> tuple[str, ...]:
         """The legend's labels, one per shade."""
         edges = (0, *SURPRISE_BINS)
-        return (*(gettext("%(low)s–%(high)s bits", low=a, high=b) for a, b in zip(edges, edges[1:], strict=False)),
-                gettext("%(low)s+ bits", low=SURPRISE_BINS[-1]))
+        return (
+            *(gettext("%(low)s–%(high)s bits", low=a, high=b) for a, b in zip(edges, edges[1:], strict=False)),
+            gettext("%(low)s+ bits", low=SURPRISE_BINS[-1]),
+        )
 
 
 def n_rows(state: State) -> int:

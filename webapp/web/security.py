@@ -15,6 +15,7 @@ from flask import Flask, abort, request
 from .filters import thousands
 from .state import check_prompt
 from .translations import gettext as _
+from .vary import add_vary
 
 # The longest query string the page can make: a 2,000-character prompt, percent-encoded (up to 12
 # bytes a character), plus up to 1,023 ids of "%2C" and 4 digits, comes to about 31 KB. Twice that
@@ -51,8 +52,10 @@ def check_frame_ancestors(sources: str) -> str:
         raise ValueError("'none' cannot be combined with other frame ancestors")
     for word in words:
         if word not in _KEYWORDS and not _SOURCE.match(word):
-            raise ValueError(f"{word!r} is not a frame source: use 'self', 'none', a scheme such as "
-                             "https:, or an origin such as https://*.school.example")
+            raise ValueError(
+                f"{word!r} is not a frame source: use 'self', 'none', a scheme such as "
+                "https:, or an origin such as https://*.school.example"
+            )
     return " ".join(words)
 
 
@@ -78,8 +81,14 @@ def check_requests(app: Flask) -> None:
         whichever server runs the app and whatever the route."""
         length, limit = request.content_length, app.config["MAX_CONTENT_LENGTH"]
         if length is not None and limit is not None and length > limit:
-            abort(413, description=_("the request body is too large (%(n)s bytes; the limit is %(limit)s).",
-                                     n=thousands(length), limit=thousands(limit)))
+            abort(
+                413,
+                description=_(
+                    "the request body is too large (%(n)s bytes; the limit is %(limit)s).",
+                    n=thousands(length),
+                    limit=thousands(limit),
+                ),
+            )
 
     @app.before_request
     def check_the_query_string():
@@ -87,17 +96,31 @@ def check_requests(app: Flask) -> None:
         try:  # werkzeug decodes the raw query strictly: a stray byte such as 0xFF would be a 500
             query.decode("utf-8")
         except UnicodeDecodeError:
-            abort(400, description=_("the address has characters that are not UTF-8 text; "
-                                     "type the prompt in the box instead of the address bar."))
+            abort(
+                400,
+                description=_(
+                    "the address has characters that are not UTF-8 text; "
+                    "type the prompt in the box instead of the address bar."
+                ),
+            )
         if _CONTROL_BYTES.search(query):  # a browser sends them escaped (%0D); raw, a redirect could not carry them
-            abort(400, description=_("the address has control characters that are not escaped; "
-                                     "type the prompt in the box instead of the address bar."))
+            abort(
+                400,
+                description=_(
+                    "the address has control characters that are not escaped; "
+                    "type the prompt in the box instead of the address bar."
+                ),
+            )
         if len(query) > MAX_QUERY_BYTES:
             check_prompt(request.args.get("prompt", ""))  # the usual culprit: say so, as reading the state would
-            abort(414, description=_("the address is too long (%(n)s bytes; the limit is %(limit)s). "
-                                     "Shorten the prompt or press Reset.",
-                                     n=thousands(len(query)), limit=thousands(MAX_QUERY_BYTES)))
-
+            abort(
+                414,
+                description=_(
+                    "the address is too long (%(n)s bytes; the limit is %(limit)s). Shorten the prompt or press Reset.",
+                    n=thousands(len(query)),
+                    limit=thousands(MAX_QUERY_BYTES),
+                ),
+            )
 
 
 def register(app: Flask) -> None:
@@ -107,9 +130,11 @@ def register(app: Flask) -> None:
     if xfo := frame_options(frame_ancestors):
         headers["X-Frame-Options"] = xfo
 
+    names = {name.lower(): name for name in headers}
+
     @app.after_request
     def security_headers(response):
-        response.vary.add("HX-Request")  # most URLs answer a page or a fragment by this header
-        for name, value in headers.items():
-            response.headers.setdefault(name, value)
+        add_vary(response, "HX-Request")  # most URLs answer a page or a fragment by this header
+        present = {name.lower() for name, _value in response.headers}  # a header the answer set stays
+        response.headers.extend([(name, headers[name]) for key, name in names.items() if key not in present])
         return response

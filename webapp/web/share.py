@@ -1,16 +1,24 @@
-"""Whether students' phones can open the shared link, and, when they cannot, what to do about it.
+"""A link for students' phones: its QR code, whether phones can open it, and, when they cannot, what to do.
 
 A teacher who opens the page at 127.0.0.1 (the server's default) shares a link and a QR code that
 point at the teacher's own computer: no phone can open them. The share panel says so beside the QR
 code, with the command that serves the room's network and the address students would then type.
+
+A QR code is an image of its own (`<img src=".../qr.svg?...">`), not drawn into the page: a Step
+sends its address, and the browser asks for the drawing when it shows the image. Drawing one costs
+a few milliseconds, so its answer can be revalidated: its ETag names the link it encodes, and a
+browser that has it gets a 304 without a drawing.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from flask import current_app, request
+import segno
+from flask import Response, current_app, request
 
 from ..serve import lan_address
 
@@ -39,3 +47,25 @@ def reach() -> Reach:
         return Reach(loopback=False, address=lan_url.rstrip("/") + "/", command=command)
     lan = lan_address()
     return Reach(loopback=True, address=f"http://{lan}:{port}/" if lan else None, command=command)
+
+
+QR_SCALE, QR_BORDER = 5, 2  # pixels per module, modules of quiet zone
+
+
+def qr_code(link: str, title: str, error: str = "l") -> Response:
+    """An SVG QR code of link with the error correction level `error`; a 304 if the browser has it.
+
+    Raises segno.DataOverflowError for a link too long for any QR code.
+    """
+    etag = hashlib.blake2b(f"{error} {QR_SCALE} {QR_BORDER} {title} {link}".encode(), digest_size=12).hexdigest()
+    if etag in request.if_none_match:
+        response = current_app.response_class(status=304)
+    else:
+        svg = io.BytesIO()
+        segno.make(link, error=error).save(
+            svg, kind="svg", scale=QR_SCALE, border=QR_BORDER, xmldecl=False, title=title
+        )
+        response = current_app.response_class(svg.getvalue(), content_type="image/svg+xml")
+    response.set_etag(etag)
+    response.headers["Cache-Control"] = "no-cache"  # kept, and asked again: the link's address may change
+    return response

@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
-from urllib.parse import urlencode
+from urllib.parse import quote_plus
 
 from ..inference import InferenceError, LanguageModel, Settings, get_model
 from ..inference.article import ARTICLE, ArticleModel, ArticleScores
@@ -30,8 +30,21 @@ SHARE_SAFE = ","  # a link pasted into a chat or an e-mail: many end a link at a
 # The state the controls form holds in hidden inputs: the rest have a visible control of their own.
 # `guide` is not carried: the guided run (guide=1), or its absence on a shared link (guide=0), belongs
 # to the link that asked for it.
-HIDDEN_FIELDS = ("ids", "src", "at", "reveal", "present", "inside", "layer", "head", "near", "chain", "many",
-                 "surprise", "lang")
+HIDDEN_FIELDS = (
+    "ids",
+    "src",
+    "at",
+    "reveal",
+    "present",
+    "inside",
+    "layer",
+    "head",
+    "near",
+    "chain",
+    "many",
+    "surprise",
+    "lang",
+)
 LANGUAGES = ("en", "es", "de", "fr", "zh")  # the page's languages (translations.py names them)
 SAMPLE_MANY = (100, 1000, 10000)  # "Sample N times" from the step's final distribution
 PENALTIES = ("repetition_penalty", "presence_penalty", "frequency_penalty")
@@ -91,10 +104,21 @@ class State:
             q["ids"] = ",".join(map(str, self.ids))
         if any(source != SEEDED for source in self.sources):
             q["src"] = ",".join(source if isinstance(source, str) else repr(source) for source in self.sources)
-        optional = {"at": self.at, "r": None if self.next_r is None else repr(self.next_r),
-                    "predict": self.predict or None, "reveal": self.revealed or None, "present": self.present or None,
-                    "guide": self.guide, "inside": self.inside or None, "layer": self.layer, "head": self.head,
-                    "near": self.near, "many": self.many, "surprise": self.surprise or None, "lang": self.lang}
+        optional = {
+            "at": self.at,
+            "r": None if self.next_r is None else repr(self.next_r),
+            "predict": self.predict or None,
+            "reveal": self.revealed or None,
+            "present": self.present or None,
+            "guide": self.guide,
+            "inside": self.inside or None,
+            "layer": self.layer,
+            "head": self.head,
+            "near": self.near,
+            "many": self.many,
+            "surprise": self.surprise or None,
+            "lang": self.lang,
+        }
         q.update({k: "1" if v is True else "0" if v is False else str(v) for k, v in optional.items() if v is not None})
         return q
 
@@ -103,6 +127,10 @@ class State:
         # Encoded once per state: a screen links every generated token to its step, and each
         # link repeats the whole state (ids and all).
         return self._encode_all(QUERY_SAFE)
+
+    @cached_property
+    def _joined(self) -> str:
+        return "&".join(self._encoded.values())
 
     def _encode_all(self, safe: str) -> dict[str, str]:
         return {key: _encode(key, value, safe) for key, value in self.query().items()}
@@ -114,6 +142,8 @@ class State:
         -> 'prompt=a+b&model=m&temperature=1.0&seed=1&ids=4,2&at=1'
         `safe` is what stays unescaped: SHARE_SAFE for a link to paste elsewhere.
         """
+        if not changes and safe == QUERY_SAFE:
+            return self._joined
         parts = dict(self._encoded if safe == QUERY_SAFE else self._encode_all(safe))
         for key, value in changes.items():
             if value is None:
@@ -151,8 +181,14 @@ class State:
 
     def branched(self, i: int, token_id: int, source: str | float) -> State:
         """Put token_id at generation index i and drop what came after: i = len(ids) appends."""
-        return replace(self, ids=(*self.ids[:i], token_id), sources=(*self.sources[:i], source),
-                       at=None, next_r=None, revealed=False)
+        return replace(
+            self,
+            ids=(*self.ids[:i], token_id),
+            sources=(*self.sources[:i], source),
+            at=None,
+            next_r=None,
+            revealed=False,
+        )
 
     @property
     def history_entry(self) -> str:
@@ -171,8 +207,7 @@ class State:
         Such a pick need not be named anywhere the class can read: Step from the state before it
         (see unpicked) takes it again. A token chosen by hand is the teacher's own, and is named.
         """
-        return (self.predict and not self.revealed and bool(self.ids) and self.at is None
-                and self.sources[-1] != FORCED)
+        return self.predict and not self.revealed and bool(self.ids) and self.at is None and self.sources[-1] != FORCED
 
     def unpicked(self) -> State:
         """The state before the last pick, with the r that made it: Step from here picks the same token.
@@ -208,7 +243,8 @@ def state_model(models: Mapping[str, LanguageModel], state: State) -> LanguageMo
 
 
 def _encode(key: str, value, safe: str) -> str:
-    return urlencode({key: value}, safe=safe)
+    """('prompt', 'a b', ',') -> 'prompt=a+b': what urlencode writes for one pair, without its checks."""
+    return f"{quote_plus(key, safe)}={quote_plus(str(value), safe)}"
 
 
 def _number(args: Mapping[str, str], name: str, kind, default):
@@ -219,12 +255,16 @@ def _number(args: Mapping[str, str], name: str, kind, default):
     try:
         value = kind(text)
     except (TypeError, ValueError):
-        message = N_("%(name)s must be a whole number, not %(value)s") if kind is int else \
-            N_("%(name)s must be a number, not %(value)s")
+        message = (
+            N_("%(name)s must be a whole number, not %(value)s")
+            if kind is int
+            else N_("%(name)s must be a number, not %(value)s")
+        )
         raise InvalidInput(message, name=name.replace("_", "-"), value=repr(text[:40])) from None
     if kind is float and not math.isfinite(value):
-        raise InvalidInput(N_("%(name)s must be a finite number, not %(value)s"), name=name.replace("_", "-"),
-                           value=repr(text[:40]))
+        raise InvalidInput(
+            N_("%(name)s must be a finite number, not %(value)s"), name=name.replace("_", "-"), value=repr(text[:40])
+        )
     return value
 
 
@@ -245,8 +285,9 @@ def parse_ids(text: str) -> tuple[int, ...]:
 def check_prompt(prompt: str) -> str:
     """Return the prompt if it is within MAX_PROMPT_CHARS; else say how long it is."""
     if len(prompt) > MAX_PROMPT_CHARS:
-        raise InvalidInput(N_("the prompt has %(n)s characters; the limit is %(limit)s"), n=len(prompt),
-                           limit=MAX_PROMPT_CHARS)
+        raise InvalidInput(
+            N_("the prompt has %(n)s characters; the limit is %(limit)s"), n=len(prompt), limit=MAX_PROMPT_CHARS
+        )
     return prompt
 
 
@@ -259,17 +300,24 @@ def parse_settings(args: Mapping[str, str]) -> Settings:
     """Read temperature, truncation and seed; Settings checks their ranges."""
     temperature = _number(args, "temperature", float, 1.0)
     if not 0 <= temperature <= MAX_TEMPERATURE:
-        raise InvalidInput(N_("temperature must be from 0 to %(max)s, not %(value)s"), max=MAX_TEMPERATURE,
-                           value=temperature)
+        raise InvalidInput(
+            N_("temperature must be from 0 to %(max)s, not %(value)s"), max=MAX_TEMPERATURE, value=temperature
+        )
     penalties = {name: _number(args, name, float, None) for name in PENALTIES}
     range_order = args.get("range_order", "").strip() or "probability"
     top_k = _number(args, "top_k", int, None)
     if top_k is not None and top_k > MAX_TOP_K:
         raise InvalidInput(N_("top-k must be at most %(max)s, not %(value)s…"), max=MAX_TOP_K, value=str(top_k)[:20])
-    return Settings(temperature=temperature, top_k=top_k,
-                    top_p=_number(args, "top_p", float, None), min_p=_number(args, "min_p", float, None),
-                    seed=_number(args, "seed", int, DEFAULT_SEED), chain=parse_chain(args), range_order=range_order,
-                    **penalties)
+    return Settings(
+        temperature=temperature,
+        top_k=top_k,
+        top_p=_number(args, "top_p", float, None),
+        min_p=_number(args, "min_p", float, None),
+        seed=_number(args, "seed", int, DEFAULT_SEED),
+        chain=parse_chain(args),
+        range_order=range_order,
+        **penalties,
+    )
 
 
 def parse_chain(args: Mapping[str, str]) -> tuple[str, ...]:
@@ -315,8 +363,11 @@ def parse_many(args: Mapping[str, str]) -> int | None:
         return None
     many = _number(args, "many", int, None) if many is None else many
     if many is not None and many not in SAMPLE_MANY:
-        raise InvalidInput(N_("many must be one of %(choices)s, not %(value)s"),
-                           choices=", ".join(map(str, SAMPLE_MANY)), value=str(many))
+        raise InvalidInput(
+            N_("many must be one of %(choices)s, not %(value)s"),
+            choices=", ".join(map(str, SAMPLE_MANY)),
+            value=str(many),
+        )
     return many
 
 
@@ -333,10 +384,14 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
     at = _number(args, "at", int, None)
     if at is not None and not 0 <= at < len(ids):
         if ids:
-            raise InvalidInput(N_("at must be the index of a generated token, from 0 to %(last)s; not %(value)s"),
-                               last=str(len(ids) - 1), value=str(at))
-        raise InvalidInput(N_("at must be the index of a generated token, and there are none yet; not %(value)s"),
-                           value=str(at))
+            raise InvalidInput(
+                N_("at must be the index of a generated token, from 0 to %(last)s; not %(value)s"),
+                last=str(len(ids) - 1),
+                value=str(at),
+            )
+        raise InvalidInput(
+            N_("at must be the index of a generated token, and there are none yet; not %(value)s"), value=str(at)
+        )
     next_r = _number(args, "r", float, None)
     if next_r is not None and not 0 <= next_r < 1:
         raise InvalidInput(N_("r must be a number in [0, 1), not %(value)s"), value=next_r)
@@ -350,20 +405,42 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
         inside["near"] = near
     for name, value in inside.items():  # their upper bounds depend on the model and the window: the panel checks
         if value is not None and not 0 <= value <= MAX_TOKENS:
-            raise InvalidInput(N_("%(name)s must be a whole number from 0 to %(max)s, not %(value)s"), name=name,
-                               max=str(MAX_TOKENS), value=str(value))
-    return State(prompt=prompt, model=model, ids=ids, settings=settings, sources=sources, at=at, next_r=next_r,
-                 predict=flags["predict"], revealed=flags["reveal"], present=flags["present"], guide=guide,
-                 inside=flags["inside"], many=parse_many(args), surprise=flags["surprise"], article=article,
-                 lang=parse_lang(args), **inside)
+            raise InvalidInput(
+                N_("%(name)s must be a whole number from 0 to %(max)s, not %(value)s"),
+                name=name,
+                max=str(MAX_TOKENS),
+                value=str(value),
+            )
+    return State(
+        prompt=prompt,
+        model=model,
+        ids=ids,
+        settings=settings,
+        sources=sources,
+        at=at,
+        next_r=next_r,
+        predict=flags["predict"],
+        revealed=flags["reveal"],
+        present=flags["present"],
+        guide=guide,
+        inside=flags["inside"],
+        many=parse_many(args),
+        surprise=flags["surprise"],
+        article=article,
+        lang=parse_lang(args),
+        **inside,
+    )
 
 
 def parse_lang(args: Mapping[str, str]) -> str | None:
     """'de' -> 'de' (the page's language); none given -> None (the browser's Accept-Language chooses)."""
     lang = args.get("lang", "").strip().lower()
     if lang and lang not in LANGUAGES:
-        raise InvalidInput(N_("lang must be one of %(languages)s, not %(value)s"), languages=", ".join(LANGUAGES),
-                           value=repr(lang[:20]))
+        raise InvalidInput(
+            N_("lang must be one of %(languages)s, not %(value)s"),
+            languages=", ".join(LANGUAGES),
+            value=repr(lang[:20]),
+        )
     return lang or None
 
 
@@ -388,8 +465,9 @@ def parse_search(args: Mapping[str, str], default_model: str) -> tuple[str, str]
     """(model name, search text) of a vocabulary search: a search longer than MAX_QUERY_CHARS is refused."""
     query = args.get("q", "")
     if len(query) > MAX_QUERY_CHARS:
-        raise InvalidInput(N_("the search has %(n)s characters; the limit is %(limit)s"), n=len(query),
-                           limit=MAX_QUERY_CHARS)
+        raise InvalidInput(
+            N_("the search has %(n)s characters; the limit is %(limit)s"), n=len(query), limit=MAX_QUERY_CHARS
+        )
     return model_name(args, default_model), query
 
 
@@ -406,8 +484,9 @@ def parse_sources(text: str, n: int) -> tuple[str | float, ...]:
         return (SEEDED,) * n
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != n:
-        raise InvalidInput(N_("src must have one entry per generated id (%(n)s), not %(given)s"), n=str(n),
-                           given=str(len(parts)))
+        raise InvalidInput(
+            N_("src must have one entry per generated id (%(n)s), not %(given)s"), n=str(n), given=str(len(parts))
+        )
     return tuple(_source(p) for p in parts)
 
 
@@ -419,6 +498,7 @@ def _source(text: str) -> str | float:
     except ValueError:
         r = math.nan
     if not (math.isfinite(r) and 0 <= r < 1):
-        raise InvalidInput(N_("each src entry must be s (seeded), f (forced) or an r in [0, 1), not %(value)s"),
-                           value=repr(text[:20]))
+        raise InvalidInput(
+            N_("each src entry must be s (seeded), f (forced) or an r in [0, 1), not %(value)s"), value=repr(text[:20])
+        )
     return r

@@ -18,9 +18,11 @@ from urllib.parse import urlencode
 from babel.support import NullTranslations, Translations
 from flask import Flask, g, request
 from flask_babel import Babel
+from markupsafe import Markup
 
 from ..inference import InferenceError
 from . import filters
+from .vary import add_vary
 
 TRANSLATIONS_DIR = Path(__file__).resolve().parent.parent / "translations"
 DEFAULT_LANGUAGE = "en"
@@ -102,6 +104,24 @@ def ngettext(singular: str, plural: str, n: int, **params) -> str:
     return text % {"num": filters.thousands(n), **params}
 
 
+def template_gettext(message: str, **variables) -> Markup:
+    """`_()` and {% trans %} in a template, as Jinja's newstyle gettext: escaped, always %-formatted.
+
+    A plain function, unlike Jinja's own (which takes the template's context, and then calls through
+    it twice more): a Step asks for about 150 messages. The templates are always autoescaped.
+    """
+    text = _translations.get().gettext(message)
+    if not variables and "%" not in text:  # most messages: formatting would leave them as they are
+        return Markup(text)
+    return Markup(text) % variables
+
+
+def template_ngettext(singular: str, plural: str, n: int, **variables) -> Markup:
+    """{% trans count=n %} and ngettext() in a template: %(num)s is n as it is, as in Jinja's newstyle ngettext."""
+    variables.setdefault("num", n)
+    return Markup(_translations.get().ngettext(singular, plural, n)) % variables
+
+
 def local_params(params: Mapping) -> dict:
     """A message's figures as the page's locale writes them: 2000 -> '2.000' in German; text as it is."""
     return {name: filters.message_number(value) for name, value in params.items()}
@@ -142,13 +162,12 @@ def register(app: Flask) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS_DIR))
     Babel(app, locale_selector=current_language)
     catalogs = {code: load_catalog(code) for code in NAMES}
-    # Jinja's own newstyle gettext (autoescaping, %-formatting), reading this request's catalog directly.
-    app.jinja_env.install_gettext_callables(
-        gettext=lambda s: _translations.get().gettext(s),
-        ngettext=lambda s, p, n: _translations.get().ngettext(s, p, n),
-        newstyle=True,
-    )
+    # Newstyle gettext ({% trans %} leaves escaping and %-formatting to it), reading this request's catalog.
+    app.jinja_env.install_gettext_callables(gettext=template_gettext, ngettext=template_ngettext, newstyle=True)
     app.jinja_env.globals.update(
+        _=template_gettext,
+        gettext=template_gettext,
+        ngettext=template_ngettext,
         html_lang=html_lang,
         current_language=current_language,
         language_links=lambda: switcher_links(here_in),
@@ -185,7 +204,7 @@ def vary_by_language(app: Flask) -> None:
     @app.after_request
     def vary(response):
         if g.get("language_from_header"):
-            response.vary.add("Accept-Language")
+            add_vary(response, "Accept-Language")
         return response
 
 

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import io
 from dataclasses import replace
 from urllib.parse import urlsplit
 
 import segno
-from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
 
 from ..fetch import fetchable
 from ..inference import UnknownModel, get_model, run_step
 from ..inference.derived.export import chain_to_csv, rows_to_csv, run_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
 from ..inference.errors import N_
-from . import fetched, folds, panels
+from . import fetched, folds, panels, share
 from .budget import budget_seconds, within_deadline
 from .fetched import fetch_command
+from .paths import path_for
 from .screen import build_screen, n_rows
 from .share import LOOPBACK, reach
 from .state import (
@@ -63,7 +63,8 @@ def read_state() -> State:
     """
     default = current_app.config["DEFAULT_MODEL"]
     try:
-        state = parse_state(request.args, models(), default)
+        # The answer cache has read this request's state already for its key (cache.canonical_query).
+        state = g.get("checked_state") or parse_state(request.args, models(), default)
     except UnknownModel as e:  # fetched.register has already looked for one fetched meanwhile
         raise fetched.not_here(model_name(request.args, default), e) from None
     language = current_language()
@@ -76,17 +77,18 @@ def is_htmx() -> bool:
     return headers.get("HX-Request") == "true" and headers.get("HX-History-Restore-Request") != "true"
 
 
-def public_url(state: State, safe: str = QUERY_SAFE) -> str:
+def public_url(state: State, safe: str = QUERY_SAFE, **changes) -> str:
     """The screen's address as the class can read it: the address bar, the share link, the QR code.
 
     Predict, then reveal keeps the answer out of it: while a pick is hidden, the address is the Step
     from the state before the pick (`/step?...&ids=12,5&predict=1`, not `/?...&ids=12,5,7042`), which
     takes the same pick again when opened (the seeded r, or the typed r it carries). The pick itself
-    travels only in the controls form's hidden `ids` field, which Reveal sends.
+    travels only in the controls form's hidden `ids` field, which Reveal sends. `changes` set query
+    parameters as State.url's do: lang="de" is the same screen in German.
     """
     if state.pick_hidden:
-        return state.unpicked().url(url_for("stepper.step"), safe)
-    return state.url(url_for("stepper.show"), safe)
+        return state.unpicked().url(path_for("stepper.step"), safe, **changes)
+    return state.url(path_for("stepper.show"), safe, **changes)
 
 
 def share_url(state: State) -> str:
@@ -103,19 +105,16 @@ def share_url(state: State) -> str:
 
 def state_links(state: State):
     """A function for templates: link("stepper.show", at=3) is this state's URL with at=3 (None drops a key)."""
-    paths: dict[str, str] = {}
 
     def link(endpoint: str, **changes) -> str:
-        if endpoint not in paths:
-            paths[endpoint] = url_for(endpoint)
-        return state.url(paths[endpoint], **changes)
+        return state.url(path_for(endpoint), **changes)
 
     return link
 
 
 def language_links(state: State) -> list[LanguageLink]:
     """The switcher's links: this screen (as the address bar has it) in each language."""
-    return switcher_links(lambda code: public_url(replace(state, lang=code)))
+    return switcher_links(lambda code: public_url(state, lang=code))  # lang is the query's last key
 
 
 def render_screen(state: State, shown=None, animate: bool = False, asked: State | None = None):
@@ -270,14 +269,9 @@ def export_run_csv():
 def qr_code():
     """A QR code of this screen's link, for students' phones."""
     try:
-        qr = segno.make(share_url(read_state()), error="l")
+        return share.qr_code(share_url(read_state()), title="QR code of this screen's link")
     except segno.DataOverflowError:
         raise InvalidInput(N_("this screen's link is too long for a QR code; shorten the prompt")) from None
-    svg = io.BytesIO()
-    qr.save(svg, kind="svg", scale=5, border=2, xmldecl=False, title="QR code of this screen's link")
-    response = current_app.make_response(svg.getvalue())
-    response.headers["Content-Type"] = "image/svg+xml"
-    return response
 
 
 @bp.get("/vocab")
