@@ -186,11 +186,18 @@ def share_link_via_waitress(app, kwargs: dict, headers: dict) -> str:
     import http.client
     import threading
 
-    from waitress import create_server
+    from waitress import create_server, wasyncore
 
     kwargs = {k: v for k, v in kwargs.items() if k not in ("host", "port")}
     server = create_server(app, host="127.0.0.1", port=0, **kwargs)
-    thread = threading.Thread(target=server.run, daemon=True)
+    stop = threading.Event()
+
+    def serve() -> None:  # the server's loop, closed by its own thread: no select on a socket closed meanwhile
+        while not stop.is_set():
+            wasyncore.loop(timeout=0.05, map=server._map, count=1)
+        server.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     try:
         connection = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=30)
@@ -198,7 +205,7 @@ def share_link_via_waitress(app, kwargs: dict, headers: dict) -> str:
         html = connection.getresponse().read().decode()
         connection.close()
     finally:
-        server.close()
+        stop.set()
         thread.join(timeout=10)
     return parse(html).by_id("share-link").attrs["value"]
 
