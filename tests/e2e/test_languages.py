@@ -138,6 +138,7 @@ SAME_WORDS = {
     },
     "fr": {
         "plus",
+        "part",  # "nulle part"
         "score",
         "attention",
         "surprise",
