@@ -6,13 +6,14 @@
 
 Prints: load time, the first pass (which reads the weights in), resident memory, tokens/s generating
 greedily with the KV cache (from the median token and from the mean: every 8th token also runs a block
-that replaces the ones before it, see machinery/kvcache.py), the time of one app step (run_step: forward
-pass, softmax, sort, ranges), the prompt passes (a short prompt, and a paragraph the cache has never
-seen), the machine's own bound measured in the same run (one float32 x @ W over every weight matrix of
-the model's shapes: the bytes one token must read, at the memory's speed) and NumPy's share of it, and
-the same figures from llama.cpp (llama-cpp-python) with the ratios. llama_cpp is run by --llama-python
-(an interpreter whose environment has it: it need not have this project), or imported if it is
-installed here. Both sides use the same number of threads (--threads, default 2), set before NumPy loads.
+that replaces the ones before it, see machinery/kvcache.py, and those tokens' median is given apart),
+the time of one app step (run_step: forward pass, softmax, sort, ranges), the prompt passes (a short
+prompt, and a paragraph the cache has never seen), the machine's own bound measured in the same run (one
+float32 x @ W over every weight matrix of the model's shapes: the bytes one token must read, at the
+memory's speed) and NumPy's share of it, and the same figures from llama.cpp (llama-cpp-python) with the
+ratios. llama_cpp is run by --llama-python (an interpreter whose environment has it: it need not have
+this project), or imported if it is installed here. Both sides use the same number of threads
+(--threads, default 2), set before NumPy loads.
 """
 
 from __future__ import annotations
@@ -81,12 +82,15 @@ def bench_numpy(path: Path, n_tokens: int) -> dict:
     logits = model.logits(ids)
     prompt_s = time.perf_counter() - start
     out: list[int] = []
-    times = []
+    times, block_times = [], []  # every token; the tokens whose step also ran a block (machinery/kvcache.py)
     for _ in range(n_tokens):
         out.append(int(np.argmax(logits)))
+        new_positions = len(model.context(ids + out)) - model.cached_positions(ids + out)
         start = time.perf_counter()
         logits = model.logits(ids + out)
         times.append(time.perf_counter() - start)
+        if new_positions > 1:
+            block_times.append(times[-1])
     step_times = []  # app steps, each one token after the last: the cache has all but the new position
     for n in range(1, 6):
         start = time.perf_counter()
@@ -107,6 +111,8 @@ def bench_numpy(path: Path, n_tokens: int) -> dict:
         "prompt_tokens": len(ids),
         "prompt_s": prompt_s,
         **speed(times),
+        "n_blocks": len(block_times),
+        "block_ms": 1000 * median(block_times) if block_times else None,
         "step_ms": 1000 * median(step_times),
         "cold_s": cold_s,
         "cold_tokens": len(model.tokenizer.encode(PARAGRAPH)),
@@ -266,6 +272,11 @@ def main() -> None:
         f"({ours['gb_per_s']:.1f} GB/s), at most {bound:.1f} tokens/s; NumPy generates at "
         f"{100 * ours['tokens_per_s'] / bound:.0f} % of it (mean: {100 * ours['mean_tokens_per_s'] / bound:.0f} %)"
     )
+    if ours["block_ms"] is not None:
+        print(
+            f"           the mean counts {ours['n_blocks']} of the {args.tokens} tokens whose step also ran a block "
+            f"(median {ours['block_ms']:.0f} ms, {ours['block_ms'] / ours['median_token_ms']:.1f} tokens' time)"
+        )
     print(f"           first 20: {''.join(ours['pieces'])!r}")
     theirs = llama_cpp_result(args, path)
     if isinstance(theirs, str):

@@ -18,11 +18,12 @@ from hypothesis import strategies as st
 
 from webapp.inference import Settings, generate, run_step, text_of
 from webapp.inference.errors import InvalidTokenIds
-from webapp.inference.llama import LlamaModel, rope, rope_turns
+from webapp.inference.llama import LlamaModel, group_mask, rope, rope_turns
 from webapp.inference.machinery.kvcache import KVCache, KVPool, plan, run_in_blocks
 from webapp.inference.machinery.registry import load_model
 from webapp.inference.machinery.user_models import load_available, load_model_file, load_user_models, user_models_dir
 from webapp.inference.model import Inside
+from webapp.inference.transformer import causal_mask
 
 from .tiny_gguf import HEAD_DIM, N_HEAD, N_HEAD_KV, N_LAYER, write_tiny_gguf
 
@@ -288,6 +289,16 @@ def test_the_returned_logits_are_a_copy(model):
 def test_ids_outside_the_vocabulary_are_refused(model):
     with pytest.raises(InvalidTokenIds):
         model.logits([3, model.n_vocab])
+
+
+def test_each_query_row_of_a_group_sees_the_positions_up_to_its_own(model):
+    c = model.config
+    group = c.n_head // c.n_head_kv
+    mask = group_mask(3, 2, c)  # queries at positions 2, 3, 4 over keys 0..4, head after head
+    assert mask.shape == (group * 3, 5)
+    for head in range(group):
+        assert np.array_equal(mask[3 * head : 3 * head + 3], causal_mask(3, 2))
+    assert group_mask(1, 7, c) is None  # one position sees every key: nothing to mask
 
 
 def test_rope_turns_neighbouring_pairs():

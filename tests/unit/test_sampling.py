@@ -88,6 +88,17 @@ def test_softmax_matches_a_decimal_reference(logits):
     np.testing.assert_allclose(sampling.softmax(logits), reference_softmax(logits), rtol=1e-12, atol=1e-300)
 
 
+@given(st.lists(vectors(st.one_of(moderate, st.just(-math.inf)), max_size=12), min_size=1, max_size=4))
+def test_softmax_without_its_guards_gives_the_same_numbers_where_every_row_has_a_finite_maximum(rows):
+    n = max(len(r) for r in rows)
+    z = np.full((len(rows), n), -math.inf, dtype=np.float32)  # [n_rows, n]: rows of attention scores
+    for i, r in enumerate(rows):
+        z[i, : len(r)] = r
+    assume(np.isfinite(z.max(axis=-1)).all())
+    assert np.array_equal(sampling.softmax(z, guard=False), sampling.softmax(z))
+    assert sampling.softmax(z, guard=False).dtype == np.float32
+
+
 @given(vectors(), st.floats(-1e4, 1e4))
 def test_softmax_is_shift_invariant(logits, shift):
     shifted = frozen(logits + shift)
@@ -108,7 +119,7 @@ def test_zero_temperature_is_exactly_one_hot_on_the_argmax_ties_to_the_smaller_i
     assert sampling.scale(logits, 0) is None  # nothing is divided by zero
 
 
-@given(st.lists(st.integers(-10**6, 10**6), min_size=2, max_size=30, unique=True))
+@given(st.lists(st.integers(-(10**6), 10**6), min_size=2, max_size=30, unique=True))
 def test_small_temperature_approaches_the_argmax(ints):
     logits = frozen([i / 1000 for i in ints])  # distinct, at least 0.001 apart
     top = argmax_smallest_id(logits)
@@ -133,12 +144,15 @@ def test_tiniest_temperatures_put_all_mass_on_the_argmax_even_for_huge_logits(lo
     assert np.array_equal(sampling.probabilities(logits, temperature), expected)
 
 
-@pytest.mark.parametrize(("logits", "temperature"), [
-    ([5.0, 4.0], 1e-308),  # 5 / 1e-308 and 4 / 1e-308 both overflow to inf
-    ([1e300, 5e299], 1e-300),
-    ([-1e300, -2e300], 1e-300),
-    ([1e10 - 1, 1e10], 1e-300),
-])
+@pytest.mark.parametrize(
+    ("logits", "temperature"),
+    [
+        ([5.0, 4.0], 1e-308),  # 5 / 1e-308 and 4 / 1e-308 both overflow to inf
+        ([1e300, 5e299], 1e-300),
+        ([-1e300, -2e300], 1e-300),
+        ([1e10 - 1, 1e10], 1e-300),
+    ],
+)
 def test_tiny_temperature_does_not_split_the_mass_when_scaled_logits_overflow(logits, temperature):
     probs = sampling.probabilities(frozen(logits), temperature)
     expected = np.zeros(2)
@@ -205,9 +219,17 @@ def test_top_p_of_one_switches_top_p_off(probs):
     assert kept_ids(mask) == {i for i in range(len(probs)) if probs[i] > 0}
 
 
-@pytest.mark.parametrize(("p", "expected"), [
-    (0.5, {0}), (0.7, {0, 1}), (0.8, {0, 1}), (0.81, {0, 1, 2}), (1.0, {0, 1, 2}), (None, {0, 1, 2}),
-])
+@pytest.mark.parametrize(
+    ("p", "expected"),
+    [
+        (0.5, {0}),
+        (0.7, {0, 1}),
+        (0.8, {0, 1}),
+        (0.81, {0, 1, 2}),
+        (1.0, {0, 1, 2}),
+        (None, {0, 1, 2}),
+    ],
+)
 def test_top_p_examples(p, expected):
     probs = frozen([0.5, 0.3, 0.2])
     assert kept_ids(sampling.top_p_mask(probs, sampling.order(probs, probs), p)) == expected
@@ -301,23 +323,27 @@ def test_extreme_logits_and_temperatures_never_give_nan(logits, temperature, r):
     assert scaled is None or not np.any(np.isnan(scaled))
 
 
-@pytest.mark.parametrize(("logits", "expected"), [
-    ([1e300, -1e300], [1.0, 0.0]),
-    ([MAX, -MAX], [1.0, 0.0]),
-    ([1e300, 1e300], [0.5, 0.5]),
-    ([1e-300, 1e-300, 1e-300, 1e-300], [0.25] * 4),
-    ([0.0, 0.0], [0.5, 0.5]),
-    ([-math.inf, 0.0], [0.0, 1.0]),
-    ([-math.inf, -math.inf], [0.5, 0.5]),  # nothing can be chosen, so share equally
-])
+@pytest.mark.parametrize(
+    ("logits", "expected"),
+    [
+        ([1e300, -1e300], [1.0, 0.0]),
+        ([MAX, -MAX], [1.0, 0.0]),
+        ([1e300, 1e300], [0.5, 0.5]),
+        ([1e-300, 1e-300, 1e-300, 1e-300], [0.25] * 4),
+        ([0.0, 0.0], [0.5, 0.5]),
+        ([-math.inf, 0.0], [0.0, 1.0]),
+        ([-math.inf, -math.inf], [0.5, 0.5]),  # nothing can be chosen, so share equally
+    ],
+)
 @pytest.mark.parametrize("temperature", [1e-300, 1.0])
 def test_extreme_logit_examples(logits, expected, temperature):
     probs = sampling.probabilities(frozen(logits), temperature)
     np.testing.assert_allclose(probs, expected, rtol=1e-12, atol=1e-300)
 
 
-@pytest.mark.parametrize("logits", [[1e300, -1e300], [1e-300, 1e-300], [0.0, 0.0], [-math.inf, 0.0],
-                                    [-math.inf, -math.inf]])
+@pytest.mark.parametrize(
+    "logits", [[1e300, -1e300], [1e-300, 1e-300], [0.0, 0.0], [-math.inf, 0.0], [-math.inf, -math.inf]]
+)
 def test_extreme_logits_at_zero_temperature_are_one_hot(logits):
     probs = sampling.probabilities(frozen(logits), 0)
     assert probs.sum() == 1.0 and probs[argmax_smallest_id(logits)] == 1.0

@@ -21,7 +21,7 @@ from webapp.inference import InvalidTokenIds, Settings, generate
 from webapp.inference.derived.perplexity import log_softmax, token_log_probs
 from webapp.inference.machinery.registry import DEFAULT_MODEL, MODELS_DIR, load_bundled, load_model
 from webapp.inference.model import Inside
-from webapp.inference.transformer import TransformerModel, forward
+from webapp.inference.transformer import TransformerModel, attention, forward
 
 MODEL_DIR = MODELS_DIR / "austen-transformer"
 FIXTURE = Path(__file__).parent / "fixtures" / "transformer_golden.npz"
@@ -89,6 +89,15 @@ def test_batches_of_windows_give_each_windows_logits(model, seq):
         assert np.abs(logits[-1] - model.logits(list(window), cached=False)).max() <= 1e-5
 
 
+def test_attention_without_a_mask_equals_attention_with_a_mask_of_zeros():
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal(shape, dtype=np.float32) for shape in ((3, 2, 8), (3, 5, 8), (3, 5, 8)))
+    heads, weights = attention(q, k, v, None)
+    zeros = attention(q, k, v, np.zeros((2, 5), dtype=np.float32))
+    assert np.array_equal(heads, zeros[0]) and np.array_equal(weights, zeros[1])
+    assert heads.dtype == np.float32
+
+
 def test_inside_hands_back_every_blocks_stream_and_attention(model, seq):
     inside = Inside()
     logits = model.logits(seq[:12], inside=inside)
@@ -113,9 +122,11 @@ def test_cache_gives_the_same_logits_in_any_order(model, seq, order):
     """Bit for bit: every position is computed by the same one-position step, cached or not."""
     growing = fresh(model)
     expected = [growing.logits(seq[:n]) for n in range(len(seq) + 1)]
-    lengths = {"longest first": [50, 10, 30, 49, 0, 50, 1],
-               "shortest last": list(range(50, -1, -1)),
-               "shuffled": list(np.random.default_rng(3).permutation(51))}[order]
+    lengths = {
+        "longest first": [50, 10, 30, 49, 0, 50, 1],
+        "shortest last": list(range(50, -1, -1)),
+        "shuffled": list(np.random.default_rng(3).permutation(51)),
+    }[order]
     m = fresh(model)
     for n in lengths:
         assert np.array_equal(m.logits(seq[:n]), expected[n]), n

@@ -114,17 +114,18 @@ def gqa(
     b: dict,
     c: LlamaConfig,
     turns: np.ndarray,
-    mask: np.ndarray,
+    start: int,
+    mask: np.ndarray | None,
     cache: KVCache | None = None,
     layer: int = 0,
     inside: Inside | None = None,
 ) -> np.ndarray:
     """Causal grouped-query attention of positions start.. over themselves and (from the cache) the ones before.
 
-    [n, n_embd] -> [n, n_embd], with turns = rope_turns(positions) and mask = causal_mask(n, start), the
+    [n, n_embd] -> [n, n_embd], with turns = rope_turns(positions) and mask = group_mask(n, start, c), the
     same for every layer. Query head h reads key/value head h // (n_head / n_head_kv).
     """
-    n, hd, start = x.shape[0], c.head_dim, mask.shape[1] - x.shape[0]
+    n, hd, group = x.shape[0], c.head_dim, c.n_head // c.n_head_kv
     n_qk = c.n_head + c.n_head_kv
     qkv = x @ b["attn_qkv"]  # [n, n_embd] @ [n_embd, (n_head + 2 n_head_kv) hd]: Q, K and V in one product
     qk = rope(qkv[:, : n_qk * hd].reshape(n, n_qk, hd), turns)  # [n, n_head + n_head_kv, hd]
@@ -133,13 +134,26 @@ def gqa(
     v = qkv[:, n_qk * hd :].reshape(n, c.n_head_kv, hd).transpose(1, 0, 2)  # [n_head_kv, n, hd]
     if cache is not None:
         k, v = cache.extend(layer, start, k, v)  # [n_head_kv, start + n, hd]: the cached positions, then these
-    grouped = q.reshape(c.n_head_kv, c.n_head // c.n_head_kv, n, hd)  # [n_head_kv, group, n, hd]
-    heads, weights = attention(grouped, k[:, None], v[:, None], mask)  # [n_head_kv, group, n, hd]
+    rows = q.reshape(c.n_head_kv, group * n, hd)  # [n_head_kv, group n, hd]: the queries of a group, one matrix
+    heads, weights = attention(rows, k, v, mask)  # [n_head_kv, group n, hd]
     if inside is not None:
         inside.queries.append(q)
         inside.keys.append(k)
         inside.attention.append(weights.reshape(c.n_head, n, start + n))
-    return heads.transpose(2, 0, 1, 3).reshape(n, c.n_head * hd) @ b["attn_output"]  # [n, n_head hd] -> [n, n_embd]
+    merged = heads.reshape(c.n_head, n, hd).transpose(1, 0, 2).reshape(n, c.n_head * hd)  # [n, n_head hd]
+    return merged @ b["attn_output"]  # [n, n_embd]
+
+
+def group_mask(n: int, start: int, c: LlamaConfig) -> np.ndarray | None:
+    """The causal mask of the query rows of a group of heads: [group n, start + n], group = n_head / n_head_kv;
+    None for one position, which sees every position so far.
+
+    The query heads that share a key/value head go through attention as one matrix, head after head: a
+    product per key/value head costs less than a broadcast over the group.
+    """
+    if n == 1:
+        return None
+    return np.tile(causal_mask(n, start), (c.n_head // c.n_head_kv, 1))
 
 
 def swiglu(x: np.ndarray, b: dict, c: LlamaConfig) -> np.ndarray:
@@ -165,11 +179,12 @@ def forward(
     """
     x = params["token_embd"][list(ids)]  # [n_seq, n_embd]
     turns = rope_turns(np.arange(start, start + len(x)), c.rope_dim, c.rope_base)  # the positions' angles
-    mask = causal_mask(len(x), start)  # [n_seq, start + n_seq]
+    mask = group_mask(len(x), start, c)  # [group n_seq, start + n_seq], or None
     if inside is not None:
         inside.residual.append(x)
     for layer, b in enumerate(params["blocks"]):
-        x = x + gqa(rms_norm(x, b["attn_norm"], c.norm_eps), b, c, turns, mask, cache, layer, inside)  # [n_seq, n_embd]
+        h = rms_norm(x, b["attn_norm"], c.norm_eps)
+        x = x + gqa(h, b, c, turns, start, mask, cache, layer, inside)  # [n_seq, n_embd]
         x = x + swiglu(rms_norm(x, b["ffn_norm"], c.norm_eps), b, c)
         if inside is not None:
             inside.residual.append(x)

@@ -68,17 +68,27 @@ def causal_mask(n_q: int, start: int) -> np.ndarray:
     return np.triu(np.full((n_q, start + n_q), -np.inf, dtype=np.float32), k=start + 1)
 
 
-def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """softmax(q k^T / sqrt(d) + mask) v, and the weights softmax(...).
+def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """softmax(q k^T / sqrt(d) + mask) v, and the weights softmax(...); mask None: every query sees every key.
 
-    q [..., n_q, d], k and v [..., n_k, d] -> [..., n_q, d], and the weights [..., n_q, n_k].
+    q [..., n_q, d], k and v [..., n_k, d] -> [..., n_q, d], and the weights [..., n_q, n_k]. The mask
+    leaves each query at least one key (a causal mask leaves it itself), so softmax needs no guard.
     """
-    weights = softmax((q * (1.0 / math.sqrt(q.shape[-1]))) @ k.swapaxes(-1, -2) + mask)  # [..., n_q, n_k]
+    scores = (q * (1.0 / math.sqrt(q.shape[-1]))) @ k.swapaxes(-1, -2)  # [..., n_q, n_k]
+    weights = softmax(scores if mask is None else scores + mask, guard=False)
     return weights @ v, weights
 
 
-def mha(x: np.ndarray, c_attn: dict, c_proj: dict, n_head: int, start: int = 0, cache: KVCache | None = None,
-        layer: int = 0, inside: Inside | None = None) -> np.ndarray:
+def mha(
+    x: np.ndarray,
+    c_attn: dict,
+    c_proj: dict,
+    n_head: int,
+    start: int = 0,
+    cache: KVCache | None = None,
+    layer: int = 0,
+    inside: Inside | None = None,
+) -> np.ndarray:
     """Causal multi-head self-attention of positions start.. over themselves and (from the cache) the ones before.
 
     [..., n_seq, n_embd] -> [..., n_seq, n_embd]
@@ -97,8 +107,18 @@ def mha(x: np.ndarray, c_attn: dict, c_proj: dict, n_head: int, start: int = 0, 
     return linear(merged, **c_proj)
 
 
-def block(x: np.ndarray, mlp: dict, attn: dict, ln_1: dict, ln_2: dict, n_head: int, start: int = 0,
-          cache: KVCache | None = None, layer: int = 0, inside: Inside | None = None) -> np.ndarray:
+def block(
+    x: np.ndarray,
+    mlp: dict,
+    attn: dict,
+    ln_1: dict,
+    ln_2: dict,
+    n_head: int,
+    start: int = 0,
+    cache: KVCache | None = None,
+    layer: int = 0,
+    inside: Inside | None = None,
+) -> np.ndarray:
     """One pre-LayerNorm block: x + attention, then + MLP. [..., n_seq, n_embd] -> same."""
     x = x + mha(layer_norm(x, **ln_1), **attn, n_head=n_head, start=start, cache=cache, layer=layer, inside=inside)
     return x + ffn(layer_norm(x, **ln_2), **mlp)  # [..., n_seq, n_embd]
@@ -109,8 +129,15 @@ def head(x: np.ndarray, wte: np.ndarray, ln_f: dict) -> np.ndarray:
     return layer_norm(x, **ln_f) @ wte.T  # [..., n_embd] @ [n_embd, n_vocab]
 
 
-def forward(params: dict, ids: np.ndarray, n_head: int, start: int = 0, cache: KVCache | None = None,
-            inside: Inside | None = None, n_logits: int = 1) -> np.ndarray:
+def forward(
+    params: dict,
+    ids: np.ndarray,
+    n_head: int,
+    start: int = 0,
+    cache: KVCache | None = None,
+    inside: Inside | None = None,
+    n_logits: int = 1,
+) -> np.ndarray:
     """The logits after each of the last n_logits positions of ids, which sit at positions start..
 
     ids [..., n_seq] -> [..., n_logits, n_vocab], float32. n_logits = n_seq gives every position's
@@ -131,8 +158,9 @@ def forward(params: dict, ids: np.ndarray, n_head: int, start: int = 0, cache: K
 class TransformerModel(LanguageModel):
     """A GPT-style decoder: logits from the last n_ctx ids, with a pool of KV caches."""
 
-    def __init__(self, name: str, tokenizer: WordTokenizer, params: dict, n_head: int, n_ctx: int,
-                 description: str = ""):
+    def __init__(
+        self, name: str, tokenizer: WordTokenizer, params: dict, n_head: int, n_ctx: int, description: str = ""
+    ):
         self.name = name
         self.description = description
         self.tokenizer = tokenizer
@@ -156,8 +184,7 @@ class TransformerModel(LanguageModel):
         with np.load(folder / config.get("weights", "weights.npz")) as arrays:
             params = unflatten({key: arrays[key].astype(np.float32) for key in arrays.files})
         tokenizer = WordTokenizer.load(folder / "vocab.json")
-        return cls(config["name"], tokenizer, params, config["n_head"], config["n_ctx"],
-                   config.get("description", ""))
+        return cls(config["name"], tokenizer, params, config["n_head"], config["n_ctx"], config.get("description", ""))
 
     def context(self, ids: Sequence[int]) -> list[int]:
         """The ids the forward pass reads: the last n_ctx, or [<p>] when there are none."""
