@@ -24,8 +24,9 @@ SHOWN: dict[str, Callable[[State], object]] = {
     "temperature_value": lambda state: state.settings.temperature,
     "model_description": lambda state: (state.model, state.article),
 }
+# Every panel an answer can swap, in the order templates/fragments.html sends them.
 PANELS = (
-    *("tokens", "state_fields", "logits", "chart", "inside", "ranges", "text", "share", "languages", "next_r"),
+    *("tokens", "state_fields", "next_r", "logits", "chart", "inside", "ranges", "text", "share", "languages"),
     *SHOWN,
 )
 
@@ -39,7 +40,7 @@ def shown_key(state: State) -> str:
     return ".".join(_digest(part(state)) for part in SHOWN.values())
 
 
-def panels_to_send(shown: str | None, asked: State, state: State) -> frozenset[str]:
+def panels_to_send(shown: str | None, asked: State, state: State) -> tuple[str, ...]:
     """The panels of an answer that shows `state`, asked for by `asked` from a screen whose shown_key is `shown`.
 
     A Step at the same temperature and model, no r typed: every panel but temperature_value,
@@ -47,8 +48,8 @@ def panels_to_send(shown: str | None, asked: State, state: State) -> frozenset[s
     """
     before = (shown or "").split(".")
     if len(before) != len(SHOWN):
-        return frozenset(PANELS)
+        return PANELS
     same = {name for (name, part), digest in zip(SHOWN.items(), before, strict=True) if _digest(part(state)) == digest}
     if asked.next_r == state.next_r:
         same.add("next_r")
-    return frozenset(PANELS) - same
+    return tuple(name for name in PANELS if name not in same)
