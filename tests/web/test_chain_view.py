@@ -3,13 +3,13 @@ every figure of its chart."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from urllib.parse import urlencode
 
 import numpy as np
 import pytest
 
-from webapp.inference.chain import DEFAULT_CHAIN, LLAMA_CPP_CHAIN, apply_chain
+from webapp.inference.chain import LLAMA_CPP_CHAIN, apply_chain
+from webapp.inference.step import Settings
 from webapp.web.chain_view import N_BARS, Button, buttons, unchanged
 
 from .markup import parse, pct, words
@@ -18,22 +18,8 @@ from .models import bigram
 LOGITS = np.array([2.0, 1.3, 0.7, 0.1, -0.4, -1.1, -2.0])  # [n_vocab = 7]
 
 
-@dataclass(frozen=True)
-class Knobs:
-    """What the chain reads from the settings."""
-
-    chain: tuple[str, ...] = DEFAULT_CHAIN
-    temperature: float = 1.0
-    top_k: int | None = None
-    top_p: float | None = None
-    min_p: float | None = None
-    repetition_penalty: float | None = None
-    presence_penalty: float | None = None
-    frequency_penalty: float | None = None
-
-
 def changed_stages(**knobs) -> list[str]:
-    _, stages = apply_chain(LOGITS, Knobs(**knobs), window=[0, 1], generated=[1])
+    _, stages = apply_chain(LOGITS, Settings(**knobs), window=[0, 1], generated=[1])
     return [stage.name for stage in stages if not unchanged(stage)]
 
 
