@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 import pytest
 
 from webapp.web.panels import PANELS, panels_to_send, shown_key
-from webapp.web.state import parse_state
+from webapp.web.parse import parse_state
 
 from .markup import HTMX, hidden_fields, parse
 from .models import bigram

@@ -9,15 +9,8 @@ import pytest
 
 from webapp.inference import InvalidSetting, InvalidTokenIds
 from webapp.inference.step import MAX_PROMPT_CHARS, MAX_SEED
-from webapp.web.state import (
-    MAX_QUERY_CHARS,
-    InvalidInput,
-    State,
-    check_prompt,
-    parse_search,
-    parse_state,
-    parse_token,
-)
+from webapp.web.parse import check_prompt, parse_search, parse_state, parse_token
+from webapp.web.state import MAX_QUERY_CHARS, InvalidInput, State
 
 from .markup import HTMX, parse
 from .seeded import BASE, error_text, joined, url

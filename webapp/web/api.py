@@ -8,7 +8,8 @@ from ..inference import run_step
 from ..inference.derived.export import step_to_dict
 from ..inference.derived.inside import BigramView
 from .inside import build_panel
-from .state import parse_state, state_model
+from .parse import parse_state
+from .state import state_model
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

@@ -28,7 +28,8 @@ from ..inference import InferenceError
 from ..inference.machinery import cost
 from ..inference.step import encode_prompt
 from .filters import fixed, thousands
-from .state import State, parse_state, state_model
+from .parse import parse_state
+from .state import State, state_model
 from .translations import gettext as _
 from .translations import ngettext
 

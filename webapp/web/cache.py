@@ -28,7 +28,7 @@ from flask import Flask, Response, current_app, g, request
 
 from ..inference import InferenceError
 from .compress import accepts_gzip
-from .state import parse_state
+from .parse import parse_state
 from .translations import current_language
 
 # Endpoints whose answer is a pure function of the state, and the other parameters each reads.

@@ -30,7 +30,8 @@ from ..room.store import (
     open_store,
 )
 from ..room.votes import RoundResult, record, running
-from .state import State, parse_state, state_model
+from .parse import parse_state
+from .state import State, state_model
 from .translations import gettext as _
 
 TEACHER_COOKIE = "tbt_teacher"

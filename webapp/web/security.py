@@ -13,7 +13,7 @@ import re
 from flask import Flask, abort, request
 
 from .filters import thousands
-from .state import check_prompt
+from .parse import check_prompt
 from .translations import gettext as _
 from .vary import add_vary
 

@@ -69,7 +69,7 @@ def choose_language(lang: str | None, accept_language: str) -> tuple[str, bool]:
     """The request's language and whether the browser's header chose it (then the answer varies by it).
 
     ('de', ...) -> ('de', False); (None, 'fr;q=0.8') -> ('fr', True); an unknown lang -> the header's
-    choice (state.py refuses it with a 400, and the message is in the header's language).
+    choice (parse.py refuses it with a 400, and the message is in the header's language).
     """
     lang = (lang or "").strip().lower()
     if lang in NAMES:
@@ -128,7 +128,7 @@ def local_params(params: Mapping) -> dict:
 
 
 def error_message(error: InferenceError) -> str:
-    """An error of the core (or of state.py), in the request's language: its msgid and its figures."""
+    """An error of the core (or of parse.py), in the request's language: its msgid and its figures."""
     return gettext(error.message, **local_params(error.params))
 
 

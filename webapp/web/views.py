@@ -16,23 +16,11 @@ from ..inference.errors import N_
 from . import fetched, folds, panels, share
 from .budget import budget_seconds, within_deadline
 from .fetched import fetch_command
+from .parse import model_name, parse_search, parse_state, parse_token
 from .paths import path_for
 from .screen import build_screen, n_rows
 from .share import LOOPBACK, reach
-from .state import (
-    FORCED,
-    MAX_TEMPERATURE,
-    QUERY_SAFE,
-    SEEDED,
-    SHARE_SAFE,
-    InvalidInput,
-    State,
-    model_name,
-    parse_search,
-    parse_state,
-    parse_token,
-    state_model,
-)
+from .state import FORCED, MAX_TEMPERATURE, QUERY_SAFE, SEEDED, SHARE_SAFE, InvalidInput, State, state_model
 from .translations import DEFAULT_LANGUAGE, LanguageLink, current_language, switcher_links
 
 bp = Blueprint("stepper", __name__)
