@@ -19,7 +19,8 @@ from webapp.inference.article import ArticleModel, ArticleScores
 from webapp.inference.chain import DEFAULT_CHAIN, LLAMA_CPP_CHAIN, STAGES, apply_chain, cuts, penalise
 from webapp.inference.derived.many import sample_many
 from webapp.inference.errors import InvalidSetting
-from webapp.inference.step import Settings, run_step
+from webapp.inference.settings import Settings
+from webapp.inference.step import run_step
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from webapp.inference.derived.explain import (
     softmax_example,
 )
 from webapp.inference.derived.vocab_search import search_vocab
-from webapp.inference.step import MAX_SEED
+from webapp.inference.settings import MAX_SEED
 
 N_VOCAB = 5000  # austen-bigram
 RULES = ("top-k", "top-p", "min-p")

@@ -24,7 +24,8 @@ from webapp.inference import (
     run_step,
     undo,
 )
-from webapp.inference.step import MAX_PROMPT_CHARS, MAX_SEED, MAX_TOKENS, N_ROWS
+from webapp.inference.settings import MAX_SEED
+from webapp.inference.step import MAX_PROMPT_CHARS, MAX_TOKENS, N_ROWS
 
 N_VOCAB = 5000  # austen-bigram; checked in test_the_bundled_bigram_has_the_expected_vocabulary_size
 

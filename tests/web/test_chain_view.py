@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from webapp.inference.chain import LLAMA_CPP_CHAIN, apply_chain
-from webapp.inference.step import Settings
+from webapp.inference.settings import Settings
 from webapp.web.chain_view import N_BARS, Button, buttons, unchanged
 
 from .markup import parse, pct, words

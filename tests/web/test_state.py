@@ -8,7 +8,8 @@ import re
 import pytest
 
 from webapp.inference import InvalidSetting, InvalidTokenIds
-from webapp.inference.step import MAX_PROMPT_CHARS, MAX_SEED
+from webapp.inference.settings import MAX_SEED
+from webapp.inference.step import MAX_PROMPT_CHARS
 from webapp.web.parse import check_prompt, parse_search, parse_state, parse_token
 from webapp.web.state import MAX_QUERY_CHARS, InvalidInput, State
 

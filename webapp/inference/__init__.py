@@ -10,6 +10,7 @@ The lesson, in reading order:
     llama.py        SmolLM2's forward(): RMSNorm, rotary positions, grouped-query attention, SwiGLU
     sampling.py     temperature, softmax, top-k / top-p / min-p, the ranges on [0, 1), the pick
     chain.py        the sampler chain: penalties, temperature and truncation in any order
+    settings.py     the chain's settings, each checked when they are made
     step.py         one step of the loop as a pure function, and the loop built from it
     article.py      the seed article's example as a model: a few tokens whose scores the teacher types
 
@@ -21,7 +22,8 @@ vocabulary search, perplexity, uncertainty and surprise, sampling many times).
 from .errors import InferenceError, InvalidSetting, InvalidTokenIds, PromptTooLong, UnknownModel
 from .machinery.registry import get_model, load_bundled, load_model
 from .model import LanguageModel
-from .step import Row, Settings, StepResult, generate, run_step, text_of, undo
+from .settings import Settings
+from .step import Row, StepResult, generate, run_step, text_of, undo
 from .tokenizer import Token, WordTokenizer
 
 __all__ = [

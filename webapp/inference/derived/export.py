@@ -12,7 +12,8 @@ from dataclasses import asdict
 
 from ..machinery import cost
 from ..model import LanguageModel
-from ..step import FORCED, N_ROWS, Settings, StepResult, encode_prompt, run_step, text_of
+from ..settings import Settings
+from ..step import FORCED, N_ROWS, StepResult, encode_prompt, run_step, text_of
 from .uncertainty import uncertainty
 
 

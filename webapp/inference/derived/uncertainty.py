@@ -23,7 +23,8 @@ import numpy as np
 
 from ..model import LanguageModel
 from ..sampling import softmax
-from ..step import Settings, StepResult, run_step
+from ..settings import Settings
+from ..step import StepResult, run_step
 
 
 @dataclass(frozen=True)
