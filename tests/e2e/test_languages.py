@@ -33,7 +33,6 @@ DATA = ", ".join(
         "#ranges .kept-ranges text",
         "#text .gen",
         ".prompt-text",
-        ".model-description",
         "#model option",
         "code",
         "kbd",

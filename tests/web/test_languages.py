@@ -225,3 +225,17 @@ def test_the_bigrams_smoothing_k_is_written_in_the_page_language(client, fold, e
     query = {"model": "austen-bigram", "prompt": "Mr. Darcy said", "lang": "de", **extra}
     text = parse(client.get(url(f"/fold/{fold}", **query), headers=HTMX).data).text()
     assert "0,01" in text and "0.01" not in text, text
+
+
+def test_a_bundled_models_description_comes_in_the_page_language(client):
+    english = parse(client.get(url("/", model="austen-transformer")).data).find("p", "model-description").text()
+    german = parse(client.get(url("/", model="austen-transformer", lang="de")).data).find("p", "model-description")
+    assert english.startswith("Transformer: a small GPT")
+    assert "Schichten" in german.text() and "60,4" in german.text()
+
+
+def test_a_description_from_a_data_file_is_text_not_markup(app):
+    with app.test_request_context(url("/", lang="de")):
+        app.preprocess_request()
+        written = app.jinja_env.from_string("{{ data_text(d) }}").render(d="<b>Loaded from /tmp/50%</b>")
+    assert written == "&lt;b&gt;Loaded from /tmp/50%&lt;/b&gt;"

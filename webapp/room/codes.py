@@ -69,4 +69,4 @@ def clean_nickname(text: str | None) -> str:
     It is always shown as text (escaped by the templates); this only keeps it short and on one line.
     """
     text = "".join(c for c in (text or "") if unicodedata.category(c)[0] != "C")
-    return " ".join(text.split())[:MAX_NICKNAME]
+    return " ".join(text.split())[:MAX_NICKNAME].rstrip()  # a cut may end on the space between two words

@@ -9,6 +9,7 @@ the core marks its messages with `N_` (inference/errors.py) and they are transla
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from pathlib import Path
@@ -122,6 +123,21 @@ def template_ngettext(singular: str, plural: str, n: int, **variables) -> Markup
     return Markup(_translations.get().ngettext(singular, plural, n)) % variables
 
 
+def data_text(text: str) -> str:
+    """A text from a data file (a bundled model's description) in the request's language, where the catalogs
+    have it, else as it is. Plain text, escaped where it is shown like any other (a user's own model
+    folder writes its own description), and never %-formatted.
+    """
+    return _translations.get().gettext(text) if text else text
+
+
+def extract_model_descriptions(fileobj, keywords, comment_tags, options):
+    """A pybabel extractor (babel.cfg): the description in a bundled model's config.json, as a message."""
+    description = json.load(fileobj).get("description")
+    if description:
+        yield 1, None, description, ["Translators: a bundled model's description (its config.json); keep its figures."]
+
+
 def local_params(params: Mapping) -> dict:
     """A message's figures as the page's locale writes them: 2000 -> '2.000' in German; text as it is."""
     return {name: filters.message_number(value) for name, value in params.items()}
@@ -172,6 +188,7 @@ def register(app: Flask) -> None:
         current_language=current_language,
         language_links=lambda: switcher_links(here_in),
         lang_param=lang_param,
+        data_text=data_text,
     )
 
     @app.url_defaults
