@@ -254,3 +254,31 @@ def test_sample_many_follows_its_contract():
     rs = [np.random.default_rng([11, 0, j]).random() for j in range(1, 101)]
     expected = [sum(lo <= r < hi for r in rs) for lo, hi in ((0, 0.1), (0.1, 0.3), (0.3, 1.0))]
     assert sample_many(result, 100).counts.tolist() == expected
+
+
+LOGITS = np.array([2.0, 1.3, 0.7, 0.1, -0.4, -1.1, -2.0])  # [n_vocab = 7]
+
+
+def changed_stages(**knobs) -> list[str]:
+    _, stages = apply_chain(LOGITS, Knobs(**knobs), window=[0, 1], generated=[1])
+    return [stage.name for stage in stages if not stage.unchanged]
+
+
+@pytest.mark.parametrize(
+    ("knobs", "changed"),
+    [
+        ({}, []),  # every stage off, T = 1
+        ({"top_k": 10}, []),  # more than the 7 tokens there are
+        ({"top_p": 1.0}, []),
+        ({"min_p": 0.0}, []),
+        ({"repetition_penalty": 1.0}, []),
+        ({"top_k": 3, "chain": LLAMA_CPP_CHAIN}, ["top_k"]),  # T = 1 after a cut: softmax again, equal within rounding
+        ({"top_k": 3}, ["top_k"]),
+        ({"temperature": 0.5}, ["temperature"]),
+        ({"temperature": 1.000001}, ["temperature"]),  # a change far below what the screen rounds to is a change
+        ({"temperature": 0}, ["temperature"]),
+        ({"repetition_penalty": 1.3, "min_p": 0.2}, ["penalties", "min_p"]),
+    ],
+)
+def test_a_stage_is_unchanged_when_it_passes_on_the_distribution_it_saw(knobs, changed):
+    assert changed_stages(**knobs) == changed

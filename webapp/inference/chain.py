@@ -87,6 +87,7 @@ def penalise(logits: np.ndarray, window: Sequence[int], generated: Sequence[int]
         z -= scale * (counts * (frequency or 0.0) + (counts > 0) * (presence or 0.0))
     return z
 
+SAME = 1e-12  # renormalising by a sum that is 1 within rounding changes a probability by about 1e-16
 
 @dataclass(frozen=True)
 class Stage:
@@ -110,6 +111,16 @@ class Stage:
     @property
     def n_cut(self) -> int:
         return self.n_in - self.n_kept
+
+    @property
+    def unchanged(self) -> bool:
+        """Whether it passed on the distribution it saw: cut nothing and moved no probability beyond rounding.
+
+        Off, T = 1, top-k 50 of 40 tokens left, top-p 1, min-p 0 -> True; T = 0.9, top-k 5 of 40 -> False.
+        """
+        if self.probs_out is self.probs_in:
+            return True
+        return self.n_cut == 0 and float(np.abs(self.probs_out - self.probs_in).max()) <= SAME
 
     @property
     def top_in(self) -> float:

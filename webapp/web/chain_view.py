@@ -4,15 +4,13 @@ Each button of the strip (move a stage earlier or later, leave it out, add it ba
 form submit with `set_chain` set to the chain it leads to, computed here: the template only shows it.
 
 A stage that passes on the distribution it saw (off, T = 1, a top-k above what is left, top-p 1)
-draws no chart: its figures are the next card's, or the table's after the last stage. Its
+draws no chart (chain.Stage.unchanged): its figures are the next card's, or the table's after the last stage. Its
 sentence says what it did.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
 
 from ..inference.chain import PRESETS, STAGES, Stage
 from ..inference.errors import N_
@@ -27,7 +25,6 @@ TITLES = {
     "min_p": N_("Min-p"),
 }
 N_BARS = 8  # tokens per card's chart
-SAME = 1e-12  # renormalising by a sum that is 1 within rounding changes a probability by about 1e-16
 
 
 @dataclass(frozen=True)
@@ -86,16 +83,6 @@ def buttons(chain: tuple[str, ...], i: int) -> tuple[Button, ...]:
     return tuple(Button(kind, value) for kind, value in moves.items() if value is not None)
 
 
-def unchanged(stage: Stage) -> bool:
-    """Whether a stage passed on the distribution it saw: cut nothing and moved no probability beyond rounding.
-
-    Off, T = 1, top-k 50 of 40 tokens left, top-p 1, min-p 0 -> True; T = 0.9, top-k 5 of 40 -> False.
-    """
-    if stage.probs_out is stage.probs_in:
-        return True
-    return stage.n_cut == 0 and float(np.abs(stage.probs_out - stage.probs_in).max()) <= SAME
-
-
 def bars(stage: Stage, ids: list[int]) -> tuple[Bar, ...]:
     """The chart's bars: each token's probability in what the stage saw and in what it passed on."""
     return tuple(Bar(j, float(stage.probs_in[j]), float(stage.probs_out[j]), bool(stage.probs_out[j] > 0)) for j in ids)
@@ -107,7 +94,7 @@ def cards(result: StepResult) -> tuple[Card, ...]:
     ids = [row.id for row in result.rows[:N_BARS]]
     out = []
     for i, stage in enumerate(result.stages):
-        same = unchanged(stage)
+        same = stage.unchanged
         shown = () if same else bars(stage, ids)
         top = max([b.prob_in for b in shown] + [b.prob_out for b in shown] + [1e-9])
         out.append(
