@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# Properties never fail on wall-clock time (no deadline), in any profile. HYPOTHESIS_PROFILE=ci (what
+# .ci/run sets) draws the same examples on every run, so a failure in CI reproduces on any machine; a
+# property that fails for an example it finds is fixed, and the example pinned with @example.
+# HYPOTHESIS_PROFILE=thorough runs every property with many more examples (minutes, not seconds).
+settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", settings.get_profile("dev"), derandomize=True, database=None, print_blob=True)
+settings.register_profile("thorough", settings.get_profile("dev"), max_examples=3000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 @pytest.fixture(scope="session")

@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from hypothesis import settings
 
 from webapp.inference.bigram import BigramModel
 from webapp.inference.machinery.registry import MODELS_DIR
 
 BIGRAM_DIR = MODELS_DIR / "austen-bigram"
-
-# HYPOTHESIS_PROFILE=thorough runs every property with many more examples (minutes, not seconds).
-settings.register_profile("thorough", max_examples=3000, deadline=None)
-if os.environ.get("HYPOTHESIS_PROFILE"):
-    settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
-
 
 @pytest.fixture(scope="session")
 def bigram() -> BigramModel:
