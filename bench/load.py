@@ -20,7 +20,7 @@ user's model folder), and runs wrk for --duration seconds at --connections conne
 Every request says Accept-Encoding: gzip, as browsers do. bench/load.lua gives every (b) and (c)
 request a fresh random prompt, temperature, truncation, seed and id list, so nothing is answered
 twice: (b) is the worst case, where no answer can come from the server's response cache
-(webapp/web/cache.py). (d) is the lecture hall: the same screens asked for again and again.
+(webapp/web/serving/cache.py). (d) is the lecture hall: the same screens asked for again and again.
 
 It prints requests/s, p50/p99 latency, non-2xx/3xx answers, socket errors, the server's memory
 (VmRSS from /proc, summed over its processes) before and after, (b)/(a), (c)/(a), and the size of a
@@ -46,7 +46,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from webapp.serve import default_processes, gunicorn_available
-from webapp.web.cache import DEFAULT_BYTES
+from webapp.web.serving.cache import DEFAULT_BYTES
 
 CACHE_MIB = DEFAULT_BYTES / 2**20
 ROOT = Path(__file__).resolve().parent.parent
@@ -317,7 +317,7 @@ def bench_config(spec: tuple[int, int] | None, opts, logs: Path) -> None:
     )
     print(
         f"server RSS after each run (MiB): {fmt(trail)}. Each process keeps up to "
-        f"{CACHE_MIB:g} MiB of answers (webapp/web/cache.py), so RSS grows until its cache is full, then stays"
+        f"{CACHE_MIB:g} MiB of answers (webapp/web/serving/cache.py), so RSS grows until its cache is full, then stays"
     )
 
 

@@ -124,7 +124,7 @@ def store_url(text: str) -> str:
 
 
 def frame_ancestors(text: str) -> str:
-    from .web.security import check_frame_ancestors
+    from .web.serving.security import check_frame_ancestors
 
     try:
         return check_frame_ancestors(text)

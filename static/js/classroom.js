@@ -127,7 +127,7 @@
   }
 
   // A fold (a worked example, the chart's numbers) arrives folded with a link to its body for this
-  // state (webapp/web/folds.py): opening it fetches the body in place of the link.
+  // state (webapp/web/stages/folds.py): opening it fetches the body in place of the link.
   function fetchFold(fold) {
     var link = fold.querySelector(":scope > .fold-link");
     if (link && window.htmx) window.htmx.ajax("GET", link.getAttribute("href"), { target: link, swap: "outerHTML" });

@@ -101,7 +101,7 @@ def words(element: Element | None) -> str:
 
 def unfold(client, doc: Element) -> Element:
     """Open every fold of the page as its link does without JavaScript, in place: each folded <details>
-    gets the body that the link's page shows for it (webapp/web/folds.py)."""
+    gets the body that the link's page shows for it (webapp/web/stages/folds.py)."""
     for details in doc.find_all("details"):
         link = details.find("a", "fold-link")
         if "data-fold" not in details.attrs or link is None:
@@ -132,7 +132,7 @@ def hidden_fields(doc: Element) -> dict[str, str]:
     return {e.attrs["name"]: e.attrs["value"] for e in fields.find_all("input") if e.attrs.get("name")}
 
 
-# What the page should show for a figure, written independently of webapp.web.filters.
+# What the page should show for a figure, written independently of webapp.web.i18n.filters.
 
 
 def pct(p: float) -> str:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webapp.web import create_app
-from webapp.web.cache import Kept, ResponseCache, key_size
+from webapp.web.serving.cache import Kept, ResponseCache, key_size
 
 from .markup import HTMX
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from webapp.web.chain_view import N_BARS, Button, buttons
+from webapp.web.stages.chain_view import N_BARS, Button, buttons
 
 from .markup import parse, pct, words
 from .models import bigram

@@ -3,7 +3,7 @@
 The app renders every screen (every_screen.py) with a stand-in translation that wraps each message
 in «…»; whatever visible text is left outside «…» was not marked. Left alone, by design: tokens,
 the prompt and other text people typed, model names, numbers, notation (`z / T`, `r = 0.734`), and
-the sentences the Python side writes (it translates them itself: webapp/web/translations.py).
+the sentences the Python side writes (it translates them itself: webapp/web/i18n/translations.py).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ NOT_MESSAGES = set(f"{TOKENS_AND_TYPED} {ROOM} {PYTHON_SIDE} {SWITCHER}".split()
 # Figures, ranges, arrows, punctuation and notation: one-letter variables and the formulas' functions.
 NUMBER = re.compile(r"\d[\d,.]*(?:e[+−-]?\d+)?")
 NOTATION = re.compile(r"^(?:[\W\d_]|\b(?:[A-Za-zθαΣ]|log|norm)\b)*$")
-# Names; the sampler chain's stage names, which the Python side writes (webapp/web/chain_view.py);
+# Names; the sampler chain's stage names, which the Python side writes (webapp/web/stages/chain_view.py);
 # the room code's pattern in the join form.
 NAMES = {"Hugging Face", "llama.cpp", "Penalties", "Temperature", "Top-k", "Top-p", "Min-p", "ABCD-EFGH"}
 

@@ -11,8 +11,8 @@ import pytest
 
 from webapp.inference import Settings, run_step
 from webapp.inference.derived.export import CSV_COLUMNS, read_table_csv, run_to_csv, trace_to_dict
-from webapp.web.parse import parse_state
-from webapp.web.screen import n_rows
+from webapp.web.stages.screen import n_rows
+from webapp.web.url.parse import parse_state
 
 from .markup import label, logits_rows, num, pct, rest_row, span
 from .seeded import BASE, PROMPT, joined, page, url

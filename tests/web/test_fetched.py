@@ -8,7 +8,7 @@ import pytest
 
 from webapp.fetch import SOURCES
 from webapp.web import create_app
-from webapp.web.fetched import fetch_command
+from webapp.web.serving.fetched import fetch_command
 
 from .markup import parse
 from .models import BIGRAM_MODEL

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.web.filters import num, pct, pick_digits, range_digits, span
+from webapp.web.i18n.filters import num, pct, pick_digits, range_digits, span
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from webapp.web.folds import FOLDS
+from webapp.web.stages.folds import FOLDS
 
 from .markup import HTMX, WORKED, parse, words
 from .models import TRANSFORMER, bigram

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.web.parse import parse_state
+from webapp.web.url.parse import parse_state
 
 from .markup import HTMX, parse
 from .seeded import BASE, joined, url

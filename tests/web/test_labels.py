@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from jinja2 import Environment
 from markupsafe import escape
 
-from webapp.web.labels import shorten, token_label, token_labels
+from webapp.web.i18n.labels import shorten, token_label, token_labels
 
 
 def test_token_label_shows_the_paragraph_token_as_a_pilcrow():

@@ -6,7 +6,7 @@ import pytest
 from babel.numbers import format_decimal
 
 from webapp.web import create_app
-from webapp.web.state import LANGUAGES
+from webapp.web.url.state import LANGUAGES
 
 from .markup import HTMX, hidden_fields, parse, query_of
 from .seeded import BASE, error_text, joined, page, url
@@ -126,7 +126,7 @@ def test_the_cache_does_not_serve_a_german_answer_to_an_english_request():
 
 
 def german_pct(p: float) -> str:
-    """Written with Babel's own formatter, independently of webapp.web.filters: 0.314 -> '31,4 %'."""
+    """Written with Babel's own formatter, independently of webapp.web.i18n.filters: 0.314 -> '31,4 %'."""
     if p == 0:
         return "0\xa0%"
     if p < 0.0005:

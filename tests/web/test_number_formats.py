@@ -1,4 +1,4 @@
-"""Figures in each page language, checked against Babel's own formatter (webapp.web.filters swaps symbols)."""
+"""Figures in each page language, checked against Babel's own formatter (webapp.web.i18n.filters swaps symbols)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from babel.numbers import format_decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webapp.web import filters
+from webapp.web.i18n import filters
 
 LOCAL = ("es", "de", "fr", "zh")
 

@@ -1,4 +1,4 @@
-"""An htmx answer swaps only the panels that can differ from the screen on display (webapp/web/panels.py)."""
+"""An htmx answer swaps only the panels that can differ from the screen on display (webapp/web/stages/panels.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from urllib.parse import urlencode
 
 import pytest
 
-from webapp.web.panels import PANELS, panels_to_send, shown_key
-from webapp.web.parse import parse_state
+from webapp.web.stages.panels import PANELS, panels_to_send, shown_key
+from webapp.web.url.parse import parse_state
 
 from .markup import HTMX, hidden_fields, parse
 from .models import bigram

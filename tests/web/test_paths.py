@@ -6,7 +6,7 @@ import re
 
 from flask import url_for
 
-from webapp.web.paths import path_for, template_url_for
+from webapp.web.url.paths import path_for, template_url_for
 
 
 def start_room_action(client, address: str) -> str:

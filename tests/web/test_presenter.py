@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.web.screen import PRESENTER_ROWS
+from webapp.web.stages.screen import PRESENTER_ROWS
 
 from .markup import ids_of, logits_rows, parse, query_of
 from .seeded import BASE, joined, page

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from webapp.web.state import DEFAULT_PROMPT
+from webapp.web.url.state import DEFAULT_PROMPT
 
 from .markup import HTMX, hidden_fields, parse
 

@@ -9,7 +9,7 @@ import pytest
 
 from webapp.serve import production_app
 from webapp.web import create_app
-from webapp.web.security import MAX_QUERY_BYTES, check_frame_ancestors
+from webapp.web.serving.security import MAX_QUERY_BYTES, check_frame_ancestors
 
 from .markup import HTMX, parse
 from .test_headers import csp_directives

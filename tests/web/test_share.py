@@ -112,7 +112,7 @@ def test_a_link_too_long_for_a_qr_code_gets_a_400(client):
 
 
 def test_on_127_0_0_1_the_share_panel_warns_phones_cannot_open_the_link(client, monkeypatch):
-    from webapp.web import share
+    from webapp.web.url import share
 
     monkeypatch.setattr(share, "lan_address", lambda: "192.168.1.20")
     doc = parse(client.get(url("/", **BASE), headers={"Host": "127.0.0.1:8000"}).data)

@@ -10,8 +10,8 @@ import pytest
 from webapp.inference import InvalidSetting, InvalidTokenIds
 from webapp.inference.settings import MAX_SEED
 from webapp.inference.step import MAX_PROMPT_CHARS
-from webapp.web.parse import check_prompt, parse_search, parse_state, parse_token
-from webapp.web.state import MAX_QUERY_CHARS, InvalidInput, State
+from webapp.web.url.parse import check_prompt, parse_search, parse_state, parse_token
+from webapp.web.url.state import MAX_QUERY_CHARS, InvalidInput, State
 
 from .markup import HTMX, parse
 from .seeded import BASE, error_text, joined, url

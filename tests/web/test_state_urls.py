@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webapp.inference import Settings
-from webapp.web.state import State
-from webapp.web.views import state_links
+from webapp.web.routes.stepper import state_links
+from webapp.web.url.state import State
 
 from .markup import HTMX, ids_of, parse, query_of
 

@@ -11,7 +11,7 @@ from jinja2 import DictLoader, Environment
 from jinja2.ext import babel_extract
 
 from webapp.web import asset_dir
-from webapp.web.indent import StripIndent, strip_indent
+from webapp.web.serving.indent import StripIndent, strip_indent
 
 from .markup import HTMX
 

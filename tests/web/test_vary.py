@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from werkzeug.wrappers import Response
 
-from webapp.web.vary import add_vary
+from webapp.web.serving.vary import add_vary
 
 
 def test_names_are_added_in_order_and_each_once():

@@ -9,22 +9,14 @@ from flask import Flask
 from ..inference.article import ARTICLE, ArticleModel
 from ..inference.machinery.registry import DEFAULT_MODEL
 from ..inference.machinery.user_models import load_available
-from . import (
-    api,
-    budget,
-    cache,
-    compress,
-    errors,
-    fetched,
-    filters,
-    paths,
-    room,
-    room_support,
-    security,
-    translations,
-    views,
-)
-from .indent import StripIndent
+from .classroom import room_support
+from .i18n import filters, translations
+from .routes import api, room
+from .routes import stepper as views
+from .serving import budget, cache, compress, fetched, security
+from .serving import error_pages as errors
+from .serving.indent import StripIndent
+from .url import paths
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 

@@ -15,7 +15,7 @@ and a step adds its own work over the vocabulary (softmax, ranking, ranges): n_v
 The constants are on the slow side of what was measured on the project's 2-core machines (SmolLM2:
 14 ms a position in a block of them, 55 to 60 ms for one alone; the Austen transformer: 1.2 to
 1.6 ms a call, 15 ms for a cold window of 200 ids), so an estimate is an upper bound more often
-than not; the budget (webapp/web/budget.py) leaves room for a busy machine besides.
+than not; the budget (webapp/web/serving/budget.py) leaves room for a busy machine besides.
 
 Everything is read from what every model exposes: `params` (nested dicts and lists of arrays, with
 the layers under "blocks"), `embeddings`, `n_ctx`, `n_vocab`, and `context(ids)` for the window a

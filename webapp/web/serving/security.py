@@ -12,9 +12,9 @@ import re
 
 from flask import Flask, abort, request
 
-from .filters import thousands
-from .parse import check_prompt
-from .translations import gettext as _
+from ..i18n.filters import thousands
+from ..i18n.translations import gettext as _
+from ..url.parse import check_prompt
 from .vary import add_vary
 
 # The longest query string the page can make: a 2,000-character prompt, percent-encoded (up to 12

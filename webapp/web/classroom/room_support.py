@@ -17,10 +17,10 @@ from urllib.parse import parse_qsl, urlsplit
 from flask import Flask, abort, current_app, request, url_for
 from werkzeug.datastructures import MultiDict
 
-from ..inference import get_model
-from ..room import codes
-from ..room.rounds import step_key
-from ..room.store import (
+from ...inference import get_model
+from ...room import codes
+from ...room.rounds import step_key
+from ...room.store import (
     DEFAULT_IDLE_SECONDS,
     DEFAULT_MAX_ROOMS,
     DEFAULT_MAX_STUDENTS,
@@ -29,10 +29,10 @@ from ..room.store import (
     default_store_url,
     open_store,
 )
-from ..room.votes import RoundResult, record, running
-from .parse import parse_state
-from .state import State, state_model
-from .translations import gettext as _
+from ...room.votes import RoundResult, record, running
+from ..i18n.translations import gettext as _
+from ..url.parse import parse_state
+from ..url.state import State, state_model
 
 TEACHER_COOKIE = "tbt_teacher"
 STUDENT_COOKIE = "tbt_student_"  # + the room's code: joining the same room again keeps the same student
@@ -52,7 +52,7 @@ DEFAULTS = {
 def register(app: Flask) -> None:
     for name, value in DEFAULTS.items():
         app.config.setdefault(name, value)
-    from .room_polls import StudentPolls
+    from .student_polls import StudentPolls
 
     app.wsgi_app = StudentPolls(app.wsgi_app, app)
 
@@ -142,7 +142,7 @@ def state_from_url(url: str) -> State:
     '/?prompt=...&ids=4,2,9' is that state; '/step?...&ids=4,2&predict=1' is the address of a hidden
     pick (views.public_url), the screen after Step from it: the pick is taken again, the same one.
     """
-    from .views import take_step
+    from ..routes.stepper import take_step
 
     parts = urlsplit(url)
     models = current_app.extensions["models"]

@@ -17,20 +17,20 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
-from ..inference.errors import N_
-from ..room import codes
-from ..room.guess import guess_token
-from ..room.rounds import next_round
-from ..room.store import Room, RoomsFull, Vote
-from ..room.votes import histogram, leaderboard, other_votes, round_result
-from . import room_support as rs
-from . import share
-from .screen import build_screen
-from .share import LOOPBACK, reach
-from .state import InvalidInput, State
-from .translations import gettext as _
-from .translations import lang_param
-from .views import is_htmx, public_url, share_url, state_links
+from ...inference.errors import N_
+from ...room import codes
+from ...room.guess import guess_token
+from ...room.rounds import next_round
+from ...room.store import Room, RoomsFull, Vote
+from ...room.votes import histogram, leaderboard, other_votes, round_result
+from ..classroom import room_support as rs
+from ..i18n.translations import gettext as _
+from ..i18n.translations import lang_param
+from ..stages.screen import build_screen
+from ..url import share
+from ..url.share import LOOPBACK, reach
+from ..url.state import InvalidInput, State
+from .stepper import is_htmx, public_url, share_url, state_links
 
 bp = Blueprint("room", __name__)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from flask import Flask, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from ..inference import InferenceError
-from ..inference.errors import N_
-from .translations import error_message
-from .translations import gettext as _
+from ...inference import InferenceError
+from ...inference.errors import N_
+from ..i18n.translations import error_message
+from ..i18n.translations import gettext as _
 
 MAX_MESSAGE_CHARS = 240
 # werkzeug's own descriptions of the errors it raises itself (a mistyped address, a POST to a page),

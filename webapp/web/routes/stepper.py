@@ -8,20 +8,22 @@ from urllib.parse import urlsplit
 import segno
 from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
 
-from ..fetch import fetchable
-from ..inference import UnknownModel, get_model, run_step
-from ..inference.derived.export import chain_to_csv, rows_to_csv, run_to_csv, trace_to_dict
-from ..inference.derived.vocab_search import search_vocab
-from ..inference.errors import N_
-from . import fetched, folds, panels, share
-from .budget import budget_seconds, within_deadline
-from .fetched import fetch_command
-from .parse import model_name, parse_search, parse_state, parse_token
-from .paths import path_for
-from .screen import build_screen, n_rows
-from .share import LOOPBACK, reach
-from .state import FORCED, MAX_TEMPERATURE, QUERY_SAFE, SEEDED, SHARE_SAFE, InvalidInput, State, state_model
-from .translations import DEFAULT_LANGUAGE, LanguageLink, current_language, switcher_links
+from ...fetch import fetchable
+from ...inference import UnknownModel, get_model, run_step
+from ...inference.derived.export import chain_to_csv, rows_to_csv, run_to_csv, trace_to_dict
+from ...inference.derived.vocab_search import search_vocab
+from ...inference.errors import N_
+from ..i18n.translations import DEFAULT_LANGUAGE, LanguageLink, current_language, switcher_links
+from ..serving import fetched
+from ..serving.budget import budget_seconds, within_deadline
+from ..serving.fetched import fetch_command
+from ..stages import folds, panels
+from ..stages.screen import build_screen, n_rows
+from ..url import share
+from ..url.parse import model_name, parse_search, parse_state, parse_token
+from ..url.paths import path_for
+from ..url.share import LOOPBACK, reach
+from ..url.state import FORCED, MAX_TEMPERATURE, QUERY_SAFE, SEEDED, SHARE_SAFE, InvalidInput, State, state_model
 
 bp = Blueprint("stepper", __name__)
 

@@ -12,9 +12,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ..inference import LanguageModel, StepResult
-from ..inference.article import ArticleModel
-from ..inference.derived.inside import (
+from ...inference import LanguageModel, StepResult
+from ...inference.article import ArticleModel
+from ...inference.derived.inside import (
     AttentionExample,
     BigramView,
     LayersView,
@@ -23,8 +23,8 @@ from ..inference.derived.inside import (
     inside_step,
     neighbours,
 )
-from ..inference.errors import N_
-from .state import InvalidInput, State
+from ...inference.errors import N_
+from ..url.state import InvalidInput, State
 
 N_POSITIONS = 16  # positions the strips and matrices show: the last ones of the window
 N_DIMS = 48  # dimensions of an embedding strip

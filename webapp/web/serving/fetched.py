@@ -17,12 +17,12 @@ from pathlib import Path
 
 from flask import Flask
 
-from ..fetch import SOURCES, fetchable
-from ..inference import UnknownModel
-from ..inference.errors import N_
-from ..inference.machinery.registry import load_model
-from ..inference.machinery.user_models import user_models_dir
-from .state import InvalidInput
+from ...fetch import SOURCES, fetchable
+from ...inference import UnknownModel
+from ...inference.errors import N_
+from ...inference.machinery.registry import load_model
+from ...inference.machinery.user_models import user_models_dir
+from ..url.state import InvalidInput
 
 FETCH_COMMAND = "token-by-token fetch-model"  # the console script pip installs; works from any folder
 LOOK_EVERY = 1.0  # seconds between two looks: a stat per request would cost a class's every cached screen

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, request
 
-from ..inference import run_step
-from ..inference.derived.export import step_to_dict
-from ..inference.derived.inside import BigramView
-from .inside import build_panel
-from .parse import parse_state
-from .state import state_model
+from ...inference import run_step
+from ...inference.derived.export import step_to_dict
+from ...inference.derived.inside import BigramView
+from ..stages.inside_panel import build_panel
+from ..url.parse import parse_state
+from ..url.state import state_model
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..inference.chain import PRESETS, STAGES, Stage
-from ..inference.errors import N_
-from ..inference.step import StepResult
-from .translations import gettext
+from ...inference.chain import PRESETS, STAGES, Stage
+from ...inference.errors import N_
+from ...inference.step import StepResult
+from ..i18n.translations import gettext
 
 TITLES = {
     "penalties": N_("Penalties"),

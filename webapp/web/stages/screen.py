@@ -6,20 +6,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..inference import LanguageModel, Row, StepResult, run_step
-from ..inference.article import ArticleModel
-from ..inference.derived import explain
-from ..inference.derived.compare import Comparison, at_temperatures
-from ..inference.derived.many import ManySample, sample_many
-from ..inference.derived.uncertainty import TextSurprise, Uncertainty, text_surprise, uncertainty
-from ..inference.errors import N_
-from ..inference.step import MAX_TOKENS, N_ROWS, generated_pieces
+from ...inference import LanguageModel, Row, StepResult, run_step
+from ...inference.article import ArticleModel
+from ...inference.derived import explain
+from ...inference.derived.compare import Comparison, at_temperatures
+from ...inference.derived.many import ManySample, sample_many
+from ...inference.derived.uncertainty import TextSurprise, Uncertainty, text_surprise, uncertainty
+from ...inference.errors import N_
+from ...inference.step import MAX_TOKENS, N_ROWS, generated_pieces
+from ..i18n.filters import pick_digits, range_digits
+from ..i18n.labels import token_labels
+from ..i18n.translations import gettext, ngettext
+from ..url.state import FORCED, State, state_model
 from . import chain_view, table_view
-from .filters import pick_digits, range_digits
-from .inside import InsidePanel, build_panel
-from .labels import token_labels
-from .state import FORCED, State, state_model
-from .translations import gettext, ngettext
+from .inside_panel import InsidePanel, build_panel
 
 PRESENTER_ROWS = 8
 SURPRISE_BINS = (1, 2, 4, 6, 8)  # bits: the upper ends of the text's shades; above 8 bits, the darkest

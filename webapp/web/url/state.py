@@ -11,10 +11,10 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from urllib.parse import quote_plus
 
-from ..inference import InferenceError, LanguageModel, Settings, get_model
-from ..inference.article import ARTICLE, ArticleModel, ArticleScores
-from ..inference.chain import DEFAULT_CHAIN
-from ..inference.step import FORCED, SEEDED
+from ...inference import InferenceError, LanguageModel, Settings, get_model
+from ...inference.article import ARTICLE, ArticleModel, ArticleScores
+from ...inference.chain import DEFAULT_CHAIN
+from ...inference.step import FORCED, SEEDED
 
 DEFAULT_PROMPT = "It is a truth universally acknowledged, that a single man"
 DEFAULT_SEED = 1

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import segno
 from flask import Response, current_app, request
 
-from ..serve import lan_address
+from ...serve import lan_address
 
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
 SERVE_COMMAND = "token-by-token --host 0.0.0.0"

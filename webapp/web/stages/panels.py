@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-from .state import State
+from ..url.state import State
 
 # Panels that show one part of the screen's state, and that part.
 SHOWN: dict[str, Callable[[State], object]] = {

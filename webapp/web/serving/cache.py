@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 from flask import Flask, Response, current_app, g, request
 
-from ..inference import InferenceError
+from ...inference import InferenceError
+from ..i18n.translations import current_language
+from ..url.parse import parse_state
 from .compress import accepts_gzip
-from .parse import parse_state
-from .translations import current_language
 
 # Endpoints whose answer is a pure function of the state, and the other parameters each reads.
 STATE_ENDPOINTS = {

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-from ..inference import LanguageModel
+from ...inference import LanguageModel
 
 WHITESPACE_SIGNS = str.maketrans({"\n": "↵", "\r": "␍", "\t": "⇥"})
 

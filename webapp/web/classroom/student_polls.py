@@ -15,8 +15,8 @@ from urllib.parse import parse_qs
 
 from flask import Flask
 
+from ..i18n.translations import choose_language
 from . import room_support as rs
-from .translations import choose_language
 
 SCREEN_PATH = re.compile(r"^/room/([A-Z0-9]{8})/screen$")
 KEPT_SCREENS = 64

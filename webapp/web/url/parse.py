@@ -8,12 +8,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from ..inference import Settings, get_model
-from ..inference.article import ARTICLE, ArticleModel, ArticleScores
-from ..inference.chain import DEFAULT_CHAIN, STAGES
-from ..inference.errors import N_
-from ..inference.model import Tokenizer
-from ..inference.step import FORCED, MAX_PROMPT_CHARS, MAX_TOKENS, SEEDED
+from ...inference import Settings, get_model
+from ...inference.article import ARTICLE, ArticleModel, ArticleScores
+from ...inference.chain import DEFAULT_CHAIN, STAGES
+from ...inference.errors import N_
+from ...inference.model import Tokenizer
+from ...inference.step import FORCED, MAX_PROMPT_CHARS, MAX_TOKENS, SEEDED
 from .state import (
     DEFAULT_PROMPT,
     DEFAULT_SEED,

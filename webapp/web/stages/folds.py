@@ -19,8 +19,8 @@ from flask import current_app
 from markupsafe import Markup
 from werkzeug.exceptions import NotFound
 
-from ..inference.errors import N_
-from .translations import gettext
+from ...inference.errors import N_
+from ..i18n.translations import gettext
 
 
 @dataclass(frozen=True)

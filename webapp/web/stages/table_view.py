@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
-from ..inference import Row
+from ...inference import Row
 
 if TYPE_CHECKING:
     from .screen import Screen

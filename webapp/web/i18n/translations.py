@@ -21,11 +21,11 @@ from flask import Flask, g, request
 from flask_babel import Babel
 from markupsafe import Markup
 
-from ..inference import InferenceError
+from ...inference import InferenceError
+from ..serving.vary import add_vary
 from . import filters
-from .vary import add_vary
 
-TRANSLATIONS_DIR = Path(__file__).resolve().parent.parent / "translations"
+TRANSLATIONS_DIR = Path(__file__).resolve().parents[2] / "translations"
 DEFAULT_LANGUAGE = "en"
 # Each language of state.LANGUAGES: its name in its own language (the switcher), its tag for <html lang>.
 NAMES = {
