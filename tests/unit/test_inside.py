@@ -20,7 +20,7 @@ from webapp.inference.derived.inside import (
     inside_step,
     neighbours,
 )
-from webapp.inference.llama import LlamaModel
+from webapp.inference.machinery import llama_gguf
 from webapp.inference.machinery.registry import MODELS_DIR, load_model
 from webapp.inference.machinery.user_models import user_models_dir
 from webapp.inference.model import Inside
@@ -143,7 +143,7 @@ def test_asking_for_the_inside_changes_no_figure_of_the_step(transformer, view):
 def tiny_llama(tmp_path_factory):
     path = tmp_path_factory.mktemp("gguf") / "tiny.gguf"
     write_tiny_gguf(path, tied=False)
-    return LlamaModel.from_gguf(path, "tiny", n_ctx=24, block=4)
+    return llama_gguf.from_gguf(path, "tiny", n_ctx=24, block=4)
 
 
 def test_the_llamas_grouped_heads_share_keys_and_its_lens_ends_at_the_logits(tiny_llama):

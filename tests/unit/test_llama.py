@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from webapp.inference import Settings, generate, run_step, text_of
 from webapp.inference.errors import InvalidTokenIds
 from webapp.inference.llama import LlamaModel, group_mask, rope, rope_turns
+from webapp.inference.machinery import llama_gguf
 from webapp.inference.machinery.kvcache import KVCache, KVPool, plan, run_in_blocks
 from webapp.inference.machinery.registry import load_model
 from webapp.inference.machinery.user_models import load_available, load_model_file, load_user_models, user_models_dir
@@ -93,11 +94,11 @@ def tiny(request, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def model(tiny) -> LlamaModel:
-    return LlamaModel.from_gguf(tiny[0], "tiny", n_ctx=N_CTX, block=BLOCK)
+    return llama_gguf.from_gguf(tiny[0], "tiny", n_ctx=N_CTX, block=BLOCK)
 
 
 def fresh(tiny) -> LlamaModel:
-    return LlamaModel.from_gguf(tiny[0], "tiny", n_ctx=N_CTX, block=BLOCK)
+    return llama_gguf.from_gguf(tiny[0], "tiny", n_ctx=N_CTX, block=BLOCK)
 
 
 def random_ids(seed: int, n: int, n_vocab: int) -> list[int]:
@@ -155,8 +156,8 @@ def test_logits_do_not_depend_on_what_was_computed_before(tiny):
 
 def test_the_block_size_changes_only_rounding(tiny):
     ids = random_ids(3, 20, 270)
-    a = LlamaModel.from_gguf(tiny[0], "tiny", n_ctx=N_CTX, block=1).logits(ids)
-    b = LlamaModel.from_gguf(tiny[0], "tiny", n_ctx=N_CTX, block=16).logits(ids)
+    a = llama_gguf.from_gguf(tiny[0], "tiny", n_ctx=N_CTX, block=1).logits(ids)
+    b = llama_gguf.from_gguf(tiny[0], "tiny", n_ctx=N_CTX, block=16).logits(ids)
     np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
 
 
@@ -424,7 +425,7 @@ def test_a_file_that_is_not_gguf_is_refused_clearly(tmp_path):
     path = tmp_path / "not.gguf"
     path.write_bytes(b"hello, not a model" * 10)
     with pytest.raises(ValueError, match="not a readable GGUF file"):
-        LlamaModel.from_gguf(path)
+        llama_gguf.from_gguf(path)
 
 
 # --- the real SmolLM2-135M file (skipped until fetched) ---------------------------------------

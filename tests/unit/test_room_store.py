@@ -7,8 +7,9 @@ import multiprocessing
 
 import pytest
 
+from webapp.room.backends import open_store
 from webapp.room.sqlite_store import SQLiteStore
-from webapp.room.store import Room, RoomsFull, Vote, open_store
+from webapp.room.store import Room, RoomsFull, Vote
 
 IDLE = 600.0
 T0 = 1_000_000.0

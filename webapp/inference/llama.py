@@ -37,7 +37,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -225,27 +224,6 @@ class LlamaModel(LanguageModel):
         c = config
         sizes = tuple(dict.fromkeys(s for s in (block, block // 2, block // 4, 1) if s))  # 32, 16, 8, then 1
         self._pool = KVPool(lambda: KVCache(c.n_layer, c.n_head_kv, c.head_dim, n_pos), sizes, POOL_SIZE)
-
-    @classmethod
-    def from_gguf(
-        cls,
-        path: str | Path,
-        name: str | None = None,
-        n_ctx: int | None = None,
-        description: str = "",
-        block: int = BLOCK,
-    ) -> LlamaModel:
-        """Load a llama-architecture GGUF file: weights dequantised to float32, the BPE tokenizer."""
-        from .machinery import llama_gguf
-
-        return llama_gguf.from_gguf(path, name, n_ctx, description, block)
-
-    @classmethod
-    def load(cls, folder: str | Path) -> LlamaModel:
-        """Load the model a config.json describes: {"type": "gguf", "name": ..., "file": ...}."""
-        from .machinery import llama_gguf
-
-        return llama_gguf.load(folder)
 
     def context(self, ids: Sequence[int]) -> list[int]:
         """The ids the forward pass reads: BOS if the file asks for it, then the last n_ctx ids;

@@ -2,9 +2,9 @@
 
 A room is a teacher's screen (the stepper's state as a query string, with a version number)
 that students' screens follow, and the class's guesses at the next token. It lives behind one
-small store interface (store.py) with two backends: SQLite (sqlite_store.py, the default: one
-file shared by the server's processes on one machine) and Redis (redis_store.py, for several
-machines behind a load balancer). Nothing here knows about Flask or HTML.
+small store interface (store.py) with two backends, which backends.py opens from a URL: SQLite
+(sqlite_store.py, the default: one file shared by the server's processes on one machine) and Redis
+(redis_store.py, for several machines behind a load balancer). Nothing here knows about Flask or HTML.
 
     codes.py   join codes, teacher keys, student ids, nicknames
     rounds.py  when a vote opens and closes, from what the teacher's screen shows

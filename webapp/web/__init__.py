@@ -10,6 +10,7 @@ from ..inference.article import ARTICLE, ArticleModel
 from ..inference.machinery.registry import DEFAULT_MODEL
 from ..inference.machinery.user_models import load_available
 from .classroom import room_support
+from .classroom.student_polls import StudentPolls
 from .i18n import filters, translations
 from .routes import api, room
 from .routes import stepper as views
@@ -56,6 +57,7 @@ def create_app(config: dict | None = None) -> Flask:
     budget.register(app)  # after the cache: an answer from it costs nothing
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
-    room_support.register(app)
+    room_support.configure(app)
+    app.wsgi_app = StudentPolls(app.wsgi_app, app)  # students' polls answered before Flask where they can be
     app.register_blueprint(room.bp)
     return app

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from ..bigram import BigramModel
 from ..errors import N_, UnknownModel
-from ..llama import LlamaModel
 from ..model import LanguageModel
 from ..transformer import TransformerModel
+from . import llama_gguf
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
-LOADERS = {"bigram": BigramModel.load, "transformer": TransformerModel.load, "gguf": LlamaModel.load}
+LOADERS = {"bigram": BigramModel.load, "transformer": TransformerModel.load, "gguf": llama_gguf.load}
 DEFAULT_MODEL = "austen-transformer"
 
 

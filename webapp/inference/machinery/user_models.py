@@ -74,11 +74,11 @@ def model_file_name(path: str | Path) -> str:
 
 def load_model_file(path: str | Path) -> LanguageModel:
     """Load a GGUF file by path, naming the model after the file."""
-    from ..llama import LlamaModel
+    from . import llama_gguf
 
     path = Path(path)
     try:
-        return LlamaModel.from_gguf(path, model_file_name(path), description=f"Loaded from {path}.")
+        return llama_gguf.from_gguf(path, model_file_name(path), description=f"Loaded from {path}.")
     except (ValueError, KeyError) as e:
         raise InferenceError(N_("cannot load %(path)s: %(reason)s"), path=str(path), reason=str(e)) from None
 

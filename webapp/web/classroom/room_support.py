@@ -19,6 +19,7 @@ from werkzeug.datastructures import MultiDict
 
 from ...inference import get_model
 from ...room import codes
+from ...room.backends import default_store_url, open_store
 from ...room.rounds import step_key
 from ...room.store import (
     DEFAULT_IDLE_SECONDS,
@@ -26,11 +27,10 @@ from ...room.store import (
     DEFAULT_MAX_STUDENTS,
     Room,
     RoomStore,
-    default_store_url,
-    open_store,
 )
 from ...room.votes import RoundResult, record, running
 from ..i18n.translations import gettext as _
+from ..stages.screen import take_step
 from ..url.parse import parse_state
 from ..url.state import State, state_model
 
@@ -49,12 +49,10 @@ DEFAULTS = {
 }
 
 
-def register(app: Flask) -> None:
+def configure(app: Flask) -> None:
+    """Set the room's limits the app's config does not set."""
     for name, value in DEFAULTS.items():
         app.config.setdefault(name, value)
-    from .student_polls import StudentPolls
-
-    app.wsgi_app = StudentPolls(app.wsgi_app, app)
 
 
 def store(app: Flask | None = None) -> RoomStore:
@@ -142,14 +140,12 @@ def state_from_url(url: str) -> State:
     '/?prompt=...&ids=4,2,9' is that state; '/step?...&ids=4,2&predict=1' is the address of a hidden
     pick (views.public_url), the screen after Step from it: the pick is taken again, the same one.
     """
-    from ..routes.stepper import take_step
-
     parts = urlsplit(url)
     models = current_app.extensions["models"]
     state = parse_state(MultiDict(parse_qsl(parts.query, keep_blank_values=True)), models,
                         current_app.config["DEFAULT_MODEL"])
     if parts.path == url_for("stepper.step"):
-        state, _ = take_step(state)
+        state, _ = take_step(models, state)
     return replace(state, present=False, guide=False)
 
 

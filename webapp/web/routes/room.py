@@ -13,7 +13,6 @@ POST /room/CODE/vote         a student's guess: a token id, or a typed word
 from __future__ import annotations
 
 from dataclasses import replace
-from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
@@ -26,11 +25,12 @@ from ...room.votes import histogram, leaderboard, other_votes, round_result
 from ..classroom import room_support as rs
 from ..i18n.translations import gettext as _
 from ..i18n.translations import lang_param
+from ..serving.htmx import is_htmx
 from ..stages.screen import build_screen
 from ..url import share
-from ..url.share import LOOPBACK, reach
+from ..url.links import public_base, public_url, share_url, state_links
+from ..url.share import reach
 from ..url.state import InvalidInput, State
-from .stepper import is_htmx, public_url, share_url, state_links
 
 bp = Blueprint("room", __name__)
 
@@ -45,10 +45,7 @@ def models():
 
 def join_url(code: str) -> str:
     """The address students open: by the LAN address when the teacher is on localhost, as the share link."""
-    base = request.host_url
-    if urlsplit(base).hostname in LOOPBACK and current_app.config.get("LAN_URL"):
-        base = current_app.config["LAN_URL"]
-    return base.rstrip("/") + url_for(".join_form", code=code)
+    return public_base() + url_for(".join_form", code=code)
 
 
 # --- the teacher ---------------------------------------------------------------------------------

@@ -3,27 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from urllib.parse import urlsplit
 
 import segno
 from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
 
 from ...fetch import fetchable
-from ...inference import UnknownModel, get_model, run_step
+from ...inference import UnknownModel, get_model
 from ...inference.derived.export import chain_to_csv, rows_to_csv, run_to_csv, trace_to_dict
 from ...inference.derived.vocab_search import search_vocab
 from ...inference.errors import N_
-from ..i18n.translations import DEFAULT_LANGUAGE, LanguageLink, current_language, switcher_links
+from ..i18n.translations import DEFAULT_LANGUAGE, current_language
 from ..serving import fetched
 from ..serving.budget import budget_seconds, within_deadline
 from ..serving.fetched import fetch_command
+from ..serving.htmx import is_htmx
 from ..stages import folds, panels
-from ..stages.screen import build_screen, n_rows
+from ..stages.screen import build_screen, n_rows, take_step
 from ..url import share
+from ..url.links import language_links, public_url, share_url, state_links
 from ..url.parse import model_name, parse_search, parse_state, parse_token
-from ..url.paths import path_for
-from ..url.share import LOOPBACK, reach
-from ..url.state import FORCED, MAX_TEMPERATURE, QUERY_SAFE, SEEDED, SHARE_SAFE, InvalidInput, State, state_model
+from ..url.share import reach
+from ..url.state import FORCED, MAX_TEMPERATURE, InvalidInput, State, state_model
 
 bp = Blueprint("stepper", __name__)
 
@@ -59,52 +59,6 @@ def read_state() -> State:
         raise fetched.not_here(model_name(request.args, default), e) from None
     language = current_language()
     return state if state.lang or language == DEFAULT_LANGUAGE else replace(state, lang=language)
-
-
-def is_htmx() -> bool:
-    """An htmx request wants fragments; a history restore (the browser's Back) wants the page."""
-    headers = request.headers
-    return headers.get("HX-Request") == "true" and headers.get("HX-History-Restore-Request") != "true"
-
-
-def public_url(state: State, safe: str = QUERY_SAFE, **changes) -> str:
-    """The screen's address as the class can read it: the address bar, the share link, the QR code.
-
-    Predict, then reveal keeps the answer out of it: while a pick is hidden, the address is the Step
-    from the state before the pick (`/step?...&ids=12,5&predict=1`, not `/?...&ids=12,5,7042`), which
-    takes the same pick again when opened (the seeded r, or the typed r it carries). The pick itself
-    travels only in the controls form's hidden `ids` field, which Reveal sends. `changes` set query
-    parameters as State.url's do: lang="de" is the same screen in German.
-    """
-    if state.pick_hidden:
-        return state.unpicked().url(path_for("stepper.step"), safe, **changes)
-    return state.url(path_for("stepper.show"), safe, **changes)
-
-
-def share_url(state: State) -> str:
-    """The screen's link for students: by the LAN address when the teacher is on localhost.
-
-    It carries guide=0: students who arrive by it are not shown the teacher's guided first run;
-    and the page's language, English too: it opens in the sender's language on any phone.
-    """
-    base = request.host_url
-    if urlsplit(base).hostname in LOOPBACK and current_app.config.get("LAN_URL"):
-        base = current_app.config["LAN_URL"]
-    return base.rstrip("/") + public_url(replace(state, guide=False, lang=current_language()), SHARE_SAFE)
-
-
-def state_links(state: State):
-    """A function for templates: link("stepper.show", at=3) is this state's URL with at=3 (None drops a key)."""
-
-    def link(endpoint: str, **changes) -> str:
-        return state.url(path_for(endpoint), **changes)
-
-    return link
-
-
-def language_links(state: State) -> list[LanguageLink]:
-    """The switcher's links: this screen (as the address bar has it) in each language."""
-    return switcher_links(lambda code: public_url(state, lang=code))  # lang is the query's last key
 
 
 def render_screen(state: State, shown=None, animate: bool = False, asked: State | None = None):
@@ -148,19 +102,11 @@ def show():
     return render_screen(read_state())
 
 
-def take_step(state: State):
-    """The state after one step from state, and the step: draw r (or take the teacher's), pick, append."""
-    model = state_model(models(), state)
-    result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
-    source = SEEDED if state.next_r is None else state.next_r
-    return state.branched(len(state.ids), result.chosen.id, source), result
-
-
 @bp.get("/step")
 def step():
     """Take one step: draw r (or take the teacher's), pick a token, append it."""
     asked = read_state()
-    state, result = take_step(asked)
+    state, result = take_step(models(), asked)
     return moved_to(state, asked, shown=result, animate=True)
 
 

@@ -32,6 +32,7 @@ from ..i18n.translations import gettext as _
 from ..i18n.translations import ngettext
 from ..url.parse import parse_state
 from ..url.state import State, state_model
+from .htmx import is_htmx
 
 WORK_BUDGET_SECONDS = 1.0  # estimated; the estimate is on the slow side, so a request takes less
 HEAVY_SECONDS = 0.05  # a Step of the bundled models is a few milliseconds; one of SmolLM2 is heavy
@@ -76,8 +77,6 @@ def context_ids(endpoint: str, state: State) -> tuple[int, ...]:
 def request_work(endpoint: str, budget: Budget) -> tuple[cost.Work, str] | None:
     """The work the view will do, and what it is in words; None if no forward pass (or the state is bad:
     the view will say why)."""
-    from ..routes.stepper import is_htmx  # views imports this module
-
     if endpoint in ACTION_ENDPOINTS and not is_htmx():
         return None  # a redirect to the new state's page, which is charged when it is asked for
     models = current_app.extensions["models"]

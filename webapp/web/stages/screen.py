@@ -17,7 +17,7 @@ from ...inference.step import MAX_TOKENS, N_ROWS, generated_pieces
 from ..i18n.filters import pick_digits, range_digits
 from ..i18n.labels import token_labels
 from ..i18n.translations import gettext, ngettext
-from ..url.state import FORCED, State, state_model
+from ..url.state import FORCED, SEEDED, State, state_model
 from . import chain_view, table_view
 from .inside_panel import InsidePanel, build_panel
 
@@ -153,12 +153,12 @@ class Screen:
     @cached_property
     def table(self) -> tuple[table_view.TableRow, ...]:
         """The logits table's rows, each with its marks (table_view.py)."""
-        return table_view.table_rows(self)
+        return table_view.table_rows(self.result.rows, self)
 
     @cached_property
     def chart(self) -> table_view.Chart:
         """The softmax chart's rows: their places and bar lengths (table_view.py)."""
-        return table_view.chart(self)
+        return table_view.chart(self.result.rows, self, self.state.present)
 
     @property
     def rows_below(self) -> tuple[Row, ...]:
@@ -318,3 +318,11 @@ def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepR
         shown = shown.showing([shown.chosen.id, state.ids[i]])
     pieces = tuple(map(Piece.of, generated_pieces(model, state.prompt, state.ids), state.sources))
     return Screen(state, model, shown, pieces, at_temperatures(shown))
+
+
+def take_step(models: Mapping[str, LanguageModel], state: State) -> tuple[State, StepResult]:
+    """The state after one step from state, and the step: draw r (or take the teacher's), pick, append."""
+    model = state_model(models, state)
+    result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
+    source = SEEDED if state.next_r is None else state.next_r
+    return state.branched(len(state.ids), result.chosen.id, source), result

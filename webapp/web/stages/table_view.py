@@ -12,21 +12,31 @@ in app.css (present.css for presenter mode).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from markupsafe import Markup
 
 from ...inference import Row
-
-if TYPE_CHECKING:
-    from .screen import Screen
 
 BAR_SPAN = 50  # percent of the chart's width: the longest bar; the labels and the values have the rest
 ROW_HEIGHT = 24  # px; the stylesheets place each row's label, bars and value for this height
 PRESENTER_ROW_HEIGHT = 30  # larger labels on a projector
 MARGIN = 4  # px above the first row and below the last
 FLOOR = 0.001  # the scale's least top: a chart of tiny probabilities is not blown up to full length
+
+
+class RowRules(Protocol):
+    """What a screen says of each row (stages.screen.Screen has these): the rules the marks come from."""
+
+    labels: Sequence[Markup]
+
+    def picked(self, row: Row) -> bool: ...
+    def chosen_instead(self, row: Row) -> bool: ...
+    def beyond(self, row: Row) -> bool: ...
+    def renormalised(self, row: Row) -> bool: ...
+    def choosable(self, row: Row) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -47,10 +57,10 @@ def classes(*named: tuple[str, bool]) -> str:
     return " ".join(name for name, on in named if on)
 
 
-def table_rows(screen: Screen) -> tuple[TableRow, ...]:
+def table_rows(rows_shown: Sequence[Row], screen: RowRules) -> tuple[TableRow, ...]:
     """The table's rows, marked by the screen's rules (Screen.picked, Screen.chosen_instead, ...)."""
     labels, rows = screen.labels, []
-    for row in screen.result.rows:
+    for row in rows_shown:
         picked, chosen = screen.picked(row), screen.chosen_instead(row)
         marks = classes(
             ("cut", row.cut), ("zero", row.zero), ("picked", picked), ("forced", chosen), ("beyond", screen.beyond(row))
@@ -91,11 +101,10 @@ def percent(x: float) -> str:
     return f"{x:.3f}".rstrip("0").rstrip(".")
 
 
-def chart(screen: Screen) -> Chart:
-    """The chart of the table's rows, the picked one marked (Screen.picked)."""
-    rows = screen.result.rows
+def chart(rows: Sequence[Row], screen: RowRules, present: bool) -> Chart:
+    """The chart of the table's rows, the picked one marked (Screen.picked); taller rows in presenter mode."""
     top = max(max(row.prob for row in rows), max(row.prob_t1 for row in rows), FLOOR)
-    row_height = PRESENTER_ROW_HEIGHT if screen.state.present else ROW_HEIGHT
+    row_height = PRESENTER_ROW_HEIGHT if present else ROW_HEIGHT
     bars = tuple(
         Bar(
             row=row,
