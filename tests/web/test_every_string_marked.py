@@ -1,9 +1,8 @@
-"""Every visible string of the templates is marked for translation.
+"""Every visible string of the screens is marked for translation, in the templates and in the presenters.
 
-The app renders every screen (every_screen.py) with a stand-in translation that wraps each message
+The app renders every screen (every_screen.py) with a stand-in English catalog that wraps each message
 in «…»; whatever visible text is left outside «…» was not marked. Left alone, by design: tokens,
-the prompt and other text people typed, model names, numbers, notation (`z / T`, `r = 0.734`), and
-the sentences the Python side writes (it translates them itself: webapp/web/i18n/translations.py).
+the prompt and other text people typed, model names, numbers, notation (`z / T`, `r = 0.734`).
 """
 
 from __future__ import annotations
@@ -61,8 +60,7 @@ class Wrapped(gettext.NullTranslations):
 def app(tmp_path_factory):
     folder = tmp_path_factory.mktemp("rooms")
     app = create_app({"TESTING": True, "ROOM_STORE": f"sqlite:///{folder / 'rooms.sqlite3'}"})
-    app.jinja_env.install_gettext_translations(Wrapped(), newstyle=True)
-    app.jinja_env.globals["_"] = app.jinja_env.globals["gettext"]  # the app's `_` is its gettext (translations.py)
+    app.extensions["catalogs"]["en"] = Wrapped()  # the templates' messages and the Python side's alike
     return app
 
 

@@ -177,7 +177,7 @@ def register(app: Flask) -> None:
     """Choose each request's language first (before the answer cache looks it up), then install gettext."""
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS_DIR))
     Babel(app, locale_selector=current_language)
-    catalogs = {code: load_catalog(code) for code in NAMES}
+    catalogs = app.extensions["catalogs"] = {code: load_catalog(code) for code in NAMES}
     # Newstyle gettext ({% trans %} leaves escaping and %-formatting to it), reading this request's catalog.
     app.jinja_env.install_gettext_callables(gettext=template_gettext, ngettext=template_ngettext, newstyle=True)
     app.jinja_env.globals.update(

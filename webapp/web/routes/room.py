@@ -26,6 +26,7 @@ from ..classroom import room_support as rs
 from ..i18n.translations import gettext as _
 from ..i18n.translations import lang_param
 from ..serving.htmx import is_htmx
+from ..stages.page import screen_context
 from ..stages.screen import build_screen
 from ..url import share
 from ..url.links import public_base, public_url, share_url, state_links
@@ -95,7 +96,7 @@ def teach(code: str):
     screen = build_screen(models(), state)
     return render_template(
         "room/teach.html",
-        screen=screen,
+        **screen_context(screen),
         animate=False,
         share_url=share_url(state),
         reach=reach(),
@@ -297,7 +298,7 @@ def follow_context(room: Room) -> dict:
     state = replace(rs.state_of(room), lang=lang_param())  # the student's language, not the teacher's
     screen = build_screen(models(), state)
     return {
-        "screen": screen,
+        **screen_context(screen),
         "room": room,
         "link": state_links(state),
         "ballot": ballot_tokens(screen),

@@ -18,6 +18,7 @@ from ..serving.budget import budget_seconds, within_deadline
 from ..serving.fetched import fetch_command
 from ..serving.htmx import is_htmx
 from ..stages import folds, panels
+from ..stages.page import screen_context
 from ..stages.screen import build_screen, n_rows, take_step
 from ..url import share
 from ..url.links import language_links, public_url, share_url, state_links
@@ -71,7 +72,7 @@ def render_screen(state: State, shown=None, animate: bool = False, asked: State 
     sent = panels.panels_to_send(request.args.get("shown"), asked or state, state)
     html = render_template(
         template,
-        screen=screen,
+        **screen_context(screen),
         animate=animate and not screen.hidden,
         share_url=share_url(state),
         link=state_links(state),
@@ -143,8 +144,8 @@ def fold(name: str):
         raise InvalidInput(folds.refusal(name), name=name)
     link = state_links(state)
     if is_htmx():
-        return folds.render_fold(section, "body", screen=screen, link=link)
-    body = folds.render_fold(section, "open", screen=screen, link=link)
+        return folds.render_fold(section, "body", link=link, **screen_context(screen))
+    body = folds.render_fold(section, "open", link=link, **screen_context(screen))
     return render_template("fold.html", screen=screen, body=body, link=link)
 
 

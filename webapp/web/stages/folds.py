@@ -15,31 +15,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import current_app
+from flask import current_app, url_for
 from markupsafe import Markup
 from werkzeug.exceptions import NotFound
 
 from ...inference.errors import N_
 from ..i18n.translations import gettext
+from .screen import Screen
 
 
 @dataclass(frozen=True)
 class Fold:
-    """Where a fold's markup lives: a template and the block in it."""
+    """Where a fold's markup lives: a template, the block in it, and the stage whose view it shows (as `panel`)."""
 
     template: str
     block: str
+    stage: str | None = None  # an attribute of stages.page.Stages; None: the template reads the screen
 
 
 def _fold(template: str, name: str) -> Fold:
-    return Fold(template, "fold_" + name.replace("-", "_"))
+    stage, _, template = template.rpartition(":")
+    return Fold(template, "fold_" + name.replace("-", "_"), stage or None)
 
 
 FOLDS = {
     name: _fold(template, name)
     for name, template in [
         ("worked-encode", "explain/_encode.html"),
-        ("worked-logits", "explain/_logits.html"),
+        ("worked-logits", "logits:stages/_forward.html"),
         ("worked-softmax", "explain/_softmax.html"),
         ("worked-sampling", "explain/_sampling.html"),
         ("worked-uncertainty", "explain/_uncertainty.html"),
@@ -64,6 +67,8 @@ def render_fold(fold: Fold, mode: str, **context) -> Markup:
     """The fold's block alone: mode "body" (its content) or "open" (the whole fold, opened)."""
     app = current_app
     context["fold_mode"] = mode
+    if fold.stage:
+        context["panel"] = getattr(context["stages"], fold.stage)
     app.update_template_context(context)
     template = app.jinja_env.get_template(fold.template)
     return Markup("".join(template.blocks[fold.block](template.new_context(context))))
@@ -88,3 +93,28 @@ def refusal(name: str) -> str:
         return N_("this screen does not show %(name)s: it is part of the forward pass's panel, open (inside=1) "
                   "for a model of its kind, pick revealed")
     return N_("this screen does not show %(name)s: its figures stay hidden until Reveal")
+
+
+@dataclass(frozen=True)
+class FoldView:
+    """What the fold macro (templates/explain/_worked.html) draws around a body."""
+
+    name: str  # the element's id and the /fold/<name> it fetches
+    css_class: str  # 'worked', 'chart-numbers'
+    summary: Markup
+    sent: bool  # whether the screen sends it at all (presenter mode leaves some out)
+    open: bool  # sent open, body and all (guided mode)
+    href: str  # where its body is, for this state
+
+
+def fold_view(screen: Screen, name: str, css_class: str, summary: Markup) -> FoldView:
+    """The fold called name on this screen: 'worked-logits' -> FoldView(href='/fold/worked-logits?prompt=...')."""
+    state = screen.state
+    return FoldView(
+        name=name,
+        css_class=css_class,
+        summary=summary,
+        sent=screen.sends(css_class),
+        open=state.guide,
+        href=f"{url_for('stepper.fold', name=name)}?{state.query_string()}",
+    )

@@ -1,0 +1,234 @@
+"""Stage 2, the forward pass: the logits table as its panel shows it.
+
+The model read the context and gave every token of its vocabulary a logit z; the table shows the
+top rows by rank, then the pick and the text's token where they rank further down, and a last row
+that sums up the rest of the vocabulary, so that no probability is hidden. Every figure is written
+here, in the page's language; the template only places them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from ...inference import Row
+from ..i18n.filters import general, num, pct, span, thousands
+from ..i18n.labels import token_label
+from ..i18n.translations import template_gettext as _
+from ..i18n.translations import template_ngettext
+from .folds import FoldView, fold_view
+from .screen import Screen
+from .table_view import TableRow
+
+
+@dataclass(frozen=True)
+class LogitRow:
+    """One row of the table, every figure written out."""
+
+    marks: str  # the row's classes: 'cut', 'picked', 'forced', 'beyond', space-separated; or ''
+    rank: int
+    id: int
+    label: Markup  # the token as the screen writes it, escaped
+    picked_badge: Markup | None  # 'picked' (or 'r picked' when the teacher then chose another)
+    chosen: bool  # chosen by hand instead of the pick
+    cut: bool  # cut by top-k, top-p or min-p
+    zero: bool  # probability 0 at this temperature
+    logit: str
+    scaled: str  # z / T, '—' at T = 0
+    prob: str
+    prob_kept: str | None  # after truncation, where that changed it
+    range: str
+    choose_label: Markup | None  # the "choose" button's label; None for the token the text has
+
+
+@dataclass(frozen=True)
+class Cut:
+    """One truncation rule's sentence: 'Top-k = 5 cut 4,995 tokens with 38.0 % of the probability'."""
+
+    rule: str
+    setting: str
+    n_cut: int
+    n_text: str
+    mass: str
+
+
+@dataclass(frozen=True)
+class Example:
+    """The worked example's figures: the model's two highest logits, and a bigram's counts."""
+
+    n_vocab: int
+    n_vocab_text: str
+    top: tuple[tuple[Markup, str], ...]  # (token, logit) of the highest one or two
+    bigram: BigramCounts | None
+
+
+@dataclass(frozen=True)
+class BigramCounts:
+    """z = log((pair + k) / (prev + k × n_vocab)), written out."""
+
+    prev: Markup
+    token: Markup
+    pair_count: int
+    pair_text: str
+    prev_count: int
+    prev_text: str
+    k: str
+    n_vocab: str
+    logit: str
+
+
+@dataclass(frozen=True)
+class LogitsPanel:
+    """Stage 2's panel: what the model read, the table, what truncation cut, the worked example."""
+
+    hidden: bool  # predict, then reveal: the scores stay hidden until Reveal
+    read: Markup  # 'The model read 7 tokens and gave each of the 5,000 tokens ... a logit z.'
+    rows_note: Markup  # 'Here are the top 20, then the picked token from further down.'
+    penalised: bool  # the penalties moved a logit: the second column is z′ / T
+    temperature: str  # T as the caption writes it
+    scaled_heading_t: str  # the T under z in the heading: 'T' when greedy, else its value
+    rows: tuple[LogitRow, ...]
+    rest_count: int
+    rest_count_text: str
+    rest_parts: tuple[tuple[str, str], ...]  # ('12', 'cut'), ('4,968', 'at p = 0')
+    rest_prob: str
+    rest_ranges: tuple[str, ...]  # the rest's pieces of [0, 1), the first with its width when alone
+    rest_between: bool  # no piece of its own: the rest's ranges sit between the rows' (vocabulary order)
+    truncating: bool  # a truncation rule is on: the panel says what each cut
+    cuts: tuple[Cut, ...]
+    n_kept: int
+    n_kept_text: str
+    kept_mass: str
+    worked: FoldView
+    example: Example
+
+
+def present(screen: Screen) -> LogitsPanel:
+    """The logits panel of the screen's step."""
+    step, digits = screen.result, screen.digits
+    rest = step.rest
+    return LogitsPanel(
+        hidden=screen.hidden,
+        read=_read(screen),
+        rows_note=_rows_note(screen),
+        penalised=step.penalties_moved,
+        temperature=general(step.settings.temperature),
+        scaled_heading_t="T" if step.settings.applied_temperature == 0 else general(step.settings.applied_temperature),
+        rows=_rows(screen, digits),
+        rest_count=rest.count,
+        rest_count_text=thousands(rest.count),
+        rest_parts=tuple((thousands(n), words) for n, words in screen.rest_parts()),
+        rest_prob=pct(rest.prob),
+        rest_ranges=tuple(
+            span(lo, hi, digits, rest.prob_kept if len(rest.ranges) == 1 else None) for lo, hi in rest.ranges
+        ),
+        rest_between=bool(rest.kept_count),
+        truncating=step.settings.truncating,
+        cuts=tuple(map(_cut, step.cuts)),
+        n_kept=step.n_kept,
+        n_kept_text=thousands(step.n_kept),
+        kept_mass=pct(step.kept_mass),
+        worked=fold_view(screen, "worked-logits", "worked", _("Worked example")),
+        example=_example(screen),
+    )
+
+
+def _read(screen: Screen) -> Markup:
+    step = screen.result
+    return template_ngettext(
+        "The model read %(num)s token and gave each of the %(vocab)s tokens of its vocabulary a logit z.",
+        "The model read %(num)s tokens and gave each of the %(vocab)s tokens of its vocabulary a logit z.",
+        len(step.context_ids) - step.window_start,
+        vocab=thousands(screen.model.n_vocab),
+    )
+
+
+def _rows_note(screen: Screen) -> Markup:
+    """Which rows the table shows: the top ones, and the pick and the text's token from further down."""
+    n_top, below = screen.result.n_top, screen.rows_below
+    if len(below) > 1:
+        return template_ngettext(
+            "Here are the top %(num)s, then the picked token and the token the text has from further down.",
+            "Here are the top %(num)s, then the picked token and the token the text has from further down.",
+            n_top,
+        )
+    if below and screen.picked_beyond:
+        return template_ngettext(
+            "Here are the top %(num)s, then the picked token from further down.",
+            "Here are the top %(num)s, then the picked token from further down.",
+            n_top,
+        )
+    if below:
+        return template_ngettext(
+            "Here are the top %(num)s, then the token the text has from further down.",
+            "Here are the top %(num)s, then the token the text has from further down.",
+            n_top,
+        )
+    if screen.taken:
+        return template_ngettext("Here are the top %(num)s.", "Here are the top %(num)s.", n_top)
+    return template_ngettext(
+        "Here are the top %(num)s for the next token.", "Here are the top %(num)s for the next token.", n_top
+    )
+
+
+def _rows(screen: Screen, digits: int) -> tuple[LogitRow, ...]:
+    """The table's rows; the words every row may use translated once (a Step draws about 20 rows)."""
+    picked = _("r picked") if screen.forced else _("picked")
+    choose = _("Choose '%(token)s' instead", token="%(token)s")  # each row's label is put in below
+    return tuple(_row(t, digits, picked, choose) for t in screen.table)
+
+
+def _row(t: TableRow, digits: int, picked: Markup, choose: Markup) -> LogitRow:
+    row = t.row
+    return LogitRow(
+        marks=t.marks,
+        rank=row.rank,
+        id=row.id,
+        label=t.label,
+        picked_badge=picked if t.picked else None,
+        chosen=t.chosen,
+        cut=row.cut,
+        zero=row.zero,
+        logit=num(row.logit),
+        scaled=num(row.scaled),
+        prob=pct(row.prob),
+        prob_kept=pct(row.prob_kept) if t.renormalised else None,
+        range=span(row.lo, row.hi, digits, row.prob_kept),
+        choose_label=choose % {"token": t.label} if t.choosable else None,
+    )
+
+
+def _cut(cut) -> Cut:
+    return Cut(
+        rule=cut.rule.capitalize(),
+        setting=general(cut.setting),
+        n_cut=cut.n_cut,
+        n_text=thousands(cut.n_cut),
+        mass=pct(cut.mass_cut),
+    )
+
+
+def _example(screen: Screen) -> Example:
+    top: list[Row] = screen.highest_logits
+    b = screen.bigram_example
+    counts = None
+    if b:
+        counts = BigramCounts(
+            prev=token_label(b.prev),
+            token=token_label(b.token),
+            pair_count=b.pair_count,
+            pair_text=thousands(b.pair_count),
+            prev_count=b.prev_count,
+            prev_text=thousands(b.prev_count),
+            k=general(b.k),
+            n_vocab=thousands(b.n_vocab),
+            logit=num(b.logit),
+        )
+    return Example(
+        n_vocab=screen.model.n_vocab,
+        n_vocab_text=thousands(screen.model.n_vocab),
+        top=tuple((token_label(row.token), num(row.logit)) for row in top[:2]),
+        bigram=counts,
+    )
+

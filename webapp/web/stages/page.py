@@ -1,0 +1,32 @@
+"""The screen's panels for its templates: each stage's view, presented once, when a template asks for it.
+
+A template that shows a stage is handed that stage's view and nothing else:
+
+    {% with panel = stages.logits %}{% include "stages/_forward.html" %}{% endwith %}
+
+An htmx answer sends only some panels (panels.py), so a view is made on first use, not up front.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from . import forward
+from .screen import Screen
+
+
+class Stages:
+    """The views of one screen's stages, by the panel's name."""
+
+    def __init__(self, screen: Screen):
+        self.screen = screen
+
+    @cached_property
+    def logits(self) -> forward.LogitsPanel:
+        """Stage 2, the forward pass: the logits table."""
+        return forward.present(self.screen)
+
+
+def screen_context(screen: Screen) -> dict:
+    """What every template that shows a screen is given: the screen, and its stages' views."""
+    return {"screen": screen, "stages": Stages(screen)}
