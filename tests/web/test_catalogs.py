@@ -14,8 +14,8 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 
+from webapp.web.i18n.languages import LANGUAGES
 from webapp.web.i18n.translations import TRANSLATIONS_DIR
-from webapp.web.url.state import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]

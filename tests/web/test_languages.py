@@ -6,7 +6,7 @@ import pytest
 from babel.numbers import format_decimal
 
 from webapp.web import create_app
-from webapp.web.url.state import LANGUAGES
+from webapp.web.i18n.languages import LANGUAGES
 
 from .markup import HTMX, hidden_fields, parse, query_of
 from .seeded import BASE, error_text, joined, page, url

@@ -24,17 +24,9 @@ from markupsafe import Markup
 from ...inference import InferenceError
 from ..serving.vary import add_vary
 from . import filters
+from .languages import DEFAULT_LANGUAGE, NAMES
 
 TRANSLATIONS_DIR = Path(__file__).resolve().parents[2] / "translations"
-DEFAULT_LANGUAGE = "en"
-# Each language of state.LANGUAGES: its name in its own language (the switcher), its tag for <html lang>.
-NAMES = {
-    "en": ("English", "en"),
-    "es": ("Español", "es"),
-    "de": ("Deutsch", "de"),
-    "fr": ("Français", "fr"),
-    "zh": ("中文", "zh-Hans"),  # Simplified Chinese
-}
 # Endpoints whose links carry the request's own lang= (the stepper's links carry it in the state).
 KEEPS_LANG = ("room.", "stepper.vocabulary")
 TRADITIONAL_CHINESE = {"tw", "hk", "mo", "hant"}  # these readers are not served the Simplified catalog

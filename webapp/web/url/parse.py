@@ -14,10 +14,10 @@ from ...inference.chain import DEFAULT_CHAIN, STAGES
 from ...inference.errors import N_
 from ...inference.model import Tokenizer
 from ...inference.step import FORCED, MAX_PROMPT_CHARS, MAX_TOKENS, SEEDED
+from ..i18n.languages import LANGUAGES
 from .state import (
     DEFAULT_PROMPT,
     DEFAULT_SEED,
-    LANGUAGES,
     MAX_QUERY_CHARS,
     MAX_TEMPERATURE,
     MAX_TOP_K,

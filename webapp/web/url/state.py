@@ -42,7 +42,6 @@ HIDDEN_FIELDS = (
     "surprise",
     "lang",
 )
-LANGUAGES = ("en", "es", "de", "fr", "zh")  # the page's languages (translations.py names them)
 SAMPLE_MANY = (100, 1000, 10000)  # "Sample N times" from the step's final distribution
 PENALTIES = ("repetition_penalty", "presence_penalty", "frequency_penalty")
 
