@@ -9,7 +9,7 @@ import segno
 from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
 
 from ..fetch import fetchable
-from ..inference import UnknownModel, get_model, run_step
+from ..inference import UnknownModel, get_model, run_step_table
 from ..inference.derived.export import chain_to_csv, rows_to_csv, run_to_csv, trace_to_dict
 from ..inference.derived.vocab_search import search_vocab
 from ..inference.errors import N_
@@ -149,7 +149,7 @@ def show():
 def take_step(state: State):
     """The state after one step from state, and the step: draw r (or take the teacher's), pick, append."""
     model = state_model(models(), state)
-    result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
+    result = run_step_table(model, state.prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
     source = SEEDED if state.next_r is None else state.next_r
     return state.branched(len(state.ids), result.chosen.id, source), result
 

@@ -13,7 +13,8 @@ from dataclasses import asdict
 from ..machinery import cost
 from ..model import LanguageModel
 from ..settings import Settings
-from ..step import FORCED, N_ROWS, StepResult, encode_prompt, run_step, text_of
+from ..step import FORCED, encode_prompt, text_of
+from .table import N_ROWS, StepResult, run_step_table
 from .uncertainty import uncertainty
 
 
@@ -105,7 +106,7 @@ def replay(model: LanguageModel, prompt: str, ids, sources, settings: Settings, 
         if go_on is not None and not go_on():
             return
         given = None if isinstance(sources[i], str) else float(sources[i])
-        result = run_step(model, prompt, ids[:i], settings, r=given, n_rows=n_rows)
+        result = run_step_table(model, prompt, ids[:i], settings, r=given, n_rows=n_rows)
         yield i, token, result.showing([result.chosen.id, token])
 
 

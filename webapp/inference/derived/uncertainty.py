@@ -24,7 +24,8 @@ import numpy as np
 from ..model import LanguageModel
 from ..sampling import softmax
 from ..settings import Settings
-from ..step import StepResult, run_step
+from ..step import run_step
+from .table import StepResult
 
 
 @dataclass(frozen=True)
@@ -112,9 +113,9 @@ def text_surprise(model: LanguageModel, prompt: str, ids: Sequence[int], setting
     """
     tokens = []
     for i, token in enumerate(ids):
-        result = run_step(model, prompt, ids[:i], settings, r=0.0, n_rows=1)
-        p_model = float(softmax(result.logits)[token])
-        tokens.append(TokenSurprise(int(token), bits(float(result.probs_kept[token])), bits(p_model)))
+        step = run_step(model, prompt, ids[:i], settings, r=0.0)
+        p_model = float(softmax(step.logits)[token])
+        tokens.append(TokenSurprise(int(token), bits(float(step.probs_kept[token])), bits(p_model)))
     total = -math.fsum(t.surprise for t in tokens)
     total_model = -math.fsum(t.surprise_model for t in tokens)
     n = max(len(tokens), 1)
