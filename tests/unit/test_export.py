@@ -42,7 +42,8 @@ def test_trace_replays_each_step(bigram, prompt, plan, seed, temperature, top_k)
     s = Settings(temperature=temperature, top_k=top_k, seed=seed)
     ids = build_trace(bigram, prompt, plan, s)
 
-    trace = trace_to_dict(bigram, prompt, ids, plan, s)
+    given_rs = [source if isinstance(source, float) else None for source in plan]
+    trace = trace_to_dict(bigram, prompt, ids, s, given_rs=given_rs, forced=[source == "f" for source in plan])
 
     json.dumps(trace, allow_nan=False)  # plain JSON: no NumPy types, no NaN or infinity
     assert trace["model"] == bigram.name
@@ -71,7 +72,7 @@ def test_trace_replays_each_step(bigram, prompt, plan, seed, temperature, top_k)
 
 
 def test_an_empty_trace_has_no_steps(bigram):
-    trace = trace_to_dict(bigram, "Mr. Darcy said", [], [], Settings(seed=1))
+    trace = trace_to_dict(bigram, "Mr. Darcy said", [], Settings(seed=1), given_rs=[], forced=[])
     assert trace["steps"] == [] and trace["generated"] == [] and trace["text"] == "Mr. Darcy said"
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from webapp.fetch import SOURCES, fetchable
 from webapp.inference import run_step_table, text_of
-from webapp.inference.step import FORCED, SEEDED
 from webapp.web.parse import parse_state
 from webapp.web.screen import Piece, build_screen
+from webapp.web.state import FORCED, SEEDED
 
 from .markup import logits_rows, parse
 from .seeded import BASE, PROMPT, SETTINGS, joined, other_than, page

@@ -24,11 +24,6 @@ from .tokenizer import Token
 MAX_PROMPT_CHARS = 2000
 MAX_TOKENS = 1024  # prompt + generated: a bound on the work one request can ask for
 
-# How a generated token came about, as the URL, the page and the exports record it; a float in
-# their place is an r the teacher typed in.
-SEEDED = "s"  # picked by the seeded r: default_rng([seed, i]).random()
-FORCED = "f"  # chosen by hand from the table
-
 
 @dataclass(frozen=True, eq=False)
 class Step:
