@@ -156,7 +156,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run suc
 def _cell(value):
     """A CSV cell: text that a spreadsheet would read as a formula gets a leading apostrophe.
 
-    "=1+1" -> "'=1+1", "-" -> "'-", "hello" -> "hello"; numbers stay numbers (-3.2 -> -3.2).
+    >>> _cell("=1+1"), _cell("-"), _cell("hello"), _cell(-3.2)  # numbers stay numbers
+    ("'=1+1", "'-", 'hello', -3.2)
     """
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value

@@ -68,7 +68,11 @@ def bits(p: float) -> float:
 
 
 def entropy(probs: np.ndarray) -> float:
-    """-sum p log2 p over the tokens with p > 0, in bits: [0.5, 0.5] -> 1.0; [1, 0] -> 0.0."""
+    """-sum p log2 p over the tokens with p > 0, in bits.
+
+    >>> entropy(np.array([0.5, 0.5])), entropy(np.array([1.0, 0.0])), round(entropy(np.array([0.7, 0.2, 0.1])), 3)
+    (1.0, 0.0, 1.157)
+    """
     p = probs[probs > 0]  # [n_kept]
     return float(max(0.0, -(p * np.log2(p)).sum()))
 
