@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 
-from webapp.inference import Settings, run_step
+from webapp.inference import Settings, run_step_table
 from webapp.inference.derived.inside import inside_step
 from webapp.web import create_app
 
@@ -45,7 +45,7 @@ def main() -> None:
         lengths = (16, 128, 512) if name == "smollm2-135m" else (16, 128)
         for n in lengths:
             ids = np.random.default_rng(n).integers(10, min(model.n_vocab, 5000), n).tolist()
-            result = run_step(model, "", ids[:-1], Settings())
+            result = run_step_table(model, "", ids[:-1], Settings())
             compute = median_ms(lambda: inside_step(model, result), args.repeats)  # noqa: B023
             query = urlencode({"prompt": "", "model": name, "ids": ",".join(map(str, ids))})
             page_open = median_ms(lambda: client.get(f"/?{query}&inside=1"), args.repeats)  # noqa: B023

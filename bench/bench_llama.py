@@ -7,7 +7,7 @@
 Prints: load time, the first pass (which reads the weights in), resident memory, tokens/s generating
 greedily with the KV cache (from the median token and from the mean: every 8th token also runs a block
 that replaces the ones before it, see machinery/kvcache.py, and those tokens' median is given apart),
-the time of one app step (run_step: forward pass, softmax, sort, ranges), the prompt passes (a short
+the time of one app step (run_step_table: forward pass, softmax, sort, ranges, table), the prompt passes (a short
 prompt, and a paragraph the cache has never seen), the machine's own bound measured in the same run (one
 float32 x @ W over every weight matrix of the model's shapes: the bytes one token must read, at the
 memory's speed) and NumPy's share of it, and the same figures from llama.cpp (llama-cpp-python) with the
@@ -61,7 +61,7 @@ def default_model_file() -> Path:
 def bench_numpy(path: Path, n_tokens: int) -> dict:
     import numpy as np
 
-    from webapp.inference import Settings, run_step
+    from webapp.inference import Settings, run_step_table
     from webapp.inference.machinery import llama_gguf
 
     start = time.perf_counter()
@@ -94,10 +94,10 @@ def bench_numpy(path: Path, n_tokens: int) -> dict:
     step_times = []  # app steps, each one token after the last: the cache has all but the new position
     for n in range(1, 6):
         start = time.perf_counter()
-        run_step(model, PROMPT, out[: n_tokens - 6 + n], Settings(temperature=0.8, top_p=0.9))
+        run_step_table(model, PROMPT, out[: n_tokens - 6 + n], Settings(temperature=0.8, top_p=0.9))
         step_times.append(time.perf_counter() - start)
     start = time.perf_counter()  # a paragraph the cache has never seen: whole blocks, then one by one
-    run_step(model, PARAGRAPH, [], Settings())
+    run_step_table(model, PARAGRAPH, [], Settings())
     cold_s = time.perf_counter() - start
     after = bandwidth_bound(model)
     bound = min(bound, after, key=lambda b: b["bound_ms"])

@@ -1,4 +1,5 @@
-"""Time one step of the loop on austen-bigram: run_step for a short and a long context, and the forward pass alone.
+"""Time one step of the loop on austen-bigram: run_step for a short and a long context, the step with its table
+(run_step_table, as a screen computes it), and the forward pass alone.
 
     .venv/bin/python bench/bench_step.py [--repeats 500] [--model austen-bigram]
 
@@ -14,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from webapp.inference import Settings, generate, get_model, load_bundled, run_step
+from webapp.inference import Settings, generate, get_model, load_bundled, run_step, run_step_table
 
 SHORT_PROMPT = "Mr. Darcy said"
 LONG_CONTEXT = 200  # tokens: the prompt plus generated ids
@@ -42,7 +43,7 @@ def summary(seconds: list[float]) -> tuple[float, float]:
 def long_generated(model, settings: Settings) -> list[int]:
     """Ids that, after the short prompt, make a context of LONG_CONTEXT tokens."""
     n_prompt = len(model.tokenizer.encode(SHORT_PROMPT))
-    return [step.chosen.id for step in generate(model, SHORT_PROMPT, LONG_CONTEXT - n_prompt, settings)]
+    return [step.chosen_id for step in generate(model, SHORT_PROMPT, LONG_CONTEXT - n_prompt, settings)]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -66,6 +67,7 @@ def main(argv: list[str] | None = None) -> None:
         (f"run_step, long context ({len(long_ids)} tokens)",
          lambda: run_step(model, SHORT_PROMPT, generated, settings)),
         ("run_step, long context, top-k/top-p/min-p", lambda: run_step(model, SHORT_PROMPT, generated, truncated)),
+        ("run_step_table, long context", lambda: run_step_table(model, SHORT_PROMPT, generated, settings)),
         ("model.logits alone, short context", lambda: model.logits(short_ids)),
         ("model.logits alone, long context", lambda: model.logits(long_ids)),
     ]

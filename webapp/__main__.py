@@ -23,7 +23,7 @@ import sys
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
-from .inference import InferenceError, Settings, generate, get_model  # noqa: E402
+from .inference import InferenceError, Settings, generate_table, get_model  # noqa: E402
 from .inference.chain import DEFAULT_CHAIN  # noqa: E402
 from .inference.derived.export import stages_to_list, step_to_dict, uncertainty_to_dict  # noqa: E402
 from .serve import GUNICORN_THREADS, WAITRESS_THREADS  # noqa: E402
@@ -195,7 +195,7 @@ def trace(model, args) -> int:
                         seed=args.seed, chain=chain, repetition_penalty=args.repetition_penalty,
                         presence_penalty=args.presence_penalty, frequency_penalty=args.frequency_penalty,
                         range_order=args.range_order)
-    for result in generate(model, args.prompt, args.steps, settings):
+    for result in generate_table(model, args.prompt, args.steps, settings):
         if args.json:
             print(json.dumps(step_to_dict(model, result)))
             continue

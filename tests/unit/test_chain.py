@@ -18,9 +18,9 @@ from webapp.inference import sampling
 from webapp.inference.article import ArticleModel, ArticleScores
 from webapp.inference.chain import DEFAULT_CHAIN, LLAMA_CPP_CHAIN, STAGES, apply_chain, cuts, penalise
 from webapp.inference.derived.many import sample_many
+from webapp.inference.derived.table import run_step_table
 from webapp.inference.errors import InvalidSetting
 from webapp.inference.settings import Settings
-from webapp.inference.step import run_step
 
 
 @dataclass(frozen=True)
@@ -177,7 +177,7 @@ def test_presence_and_frequency_penalties_subtract_per_generated_token(generated
 def test_penalties_count_only_the_window_the_model_read(bigram):
     """austen-bigram reads one token: the repetition penalty touches only the last one."""
     s = Settings(repetition_penalty=2.0)
-    result = run_step(bigram, "Mr. Darcy said", [5, 263], s)
+    result = run_step_table(bigram, "Mr. Darcy said", [5, 263], s)
     penalties = result.stages[0]
     assert penalties.n_changed == 1
     changed = np.flatnonzero(penalties.logits_out != result.logits)
@@ -206,7 +206,7 @@ def test_vocabulary_order_ranges_tile_zero_to_one_in_id_order(xs):
 
 
 def test_the_article_example_gives_the_articles_ranges():
-    result = run_step(ArticleModel(), "", (), Settings(range_order="vocabulary"))
+    result = run_step_table(ArticleModel(), "", (), Settings(range_order="vocabulary"))
     by_id = sorted(result.rows, key=lambda row: row.id)
     assert [row.token for row in by_id] == ["A", "B", "C"]
     spans = [(row.lo, row.hi) for row in by_id]
@@ -217,14 +217,14 @@ def test_the_article_example_gives_the_articles_ranges():
 def test_the_same_r_picks_another_token_in_the_other_range_order():
     model = ArticleModel()
     r = 0.05  # by id: [0, 0.1) is token 0; by probability: [0, 0.7) is token 2
-    by_id = run_step(model, "", (), Settings(range_order="vocabulary"), r=r)
-    by_prob = run_step(model, "", (), Settings(), r=r)
+    by_id = run_step_table(model, "", (), Settings(range_order="vocabulary"), r=r)
+    by_prob = run_step_table(model, "", (), Settings(), r=r)
     assert (by_id.chosen.id, by_prob.chosen.id) == (0, 2)
 
 
 def test_article_scores_typed_as_logits_are_used_as_they_are():
     scores = ArticleScores(tokens=("yes", "no"), scores=(1.0, 0.0), kind="logits")
-    result = run_step(ArticleModel(scores), "", (), Settings())
+    result = run_step_table(ArticleModel(scores), "", (), Settings())
     assert result.rows[0].token == "yes" and result.rows[0].prob == pytest.approx(math.e / (math.e + 1))
 
 
@@ -242,7 +242,7 @@ def test_bad_article_scores_are_refused(scores):
 
 
 def test_sample_many_is_within_statistical_bounds_of_the_probabilities(bigram):
-    result = run_step(bigram, "Mr. Darcy said", (), Settings(top_k=8, seed=3))
+    result = run_step_table(bigram, "Mr. Darcy said", (), Settings(top_k=8, seed=3))
     many = sample_many(result, 10_000)
     assert many.counts.sum() == 10_000
     for b in many.bins:  # a fixed seed: deterministic; 5 sigma leaves room for 8 bins at once
@@ -250,7 +250,7 @@ def test_sample_many_is_within_statistical_bounds_of_the_probabilities(bigram):
 
 
 def test_sample_many_follows_its_contract():
-    result = run_step(ArticleModel(), "", (), Settings(range_order="vocabulary", seed=11))
+    result = run_step_table(ArticleModel(), "", (), Settings(range_order="vocabulary", seed=11))
     rs = [np.random.default_rng([11, 0, j]).random() for j in range(1, 101)]
     expected = [sum(lo <= r < hi for r in rs) for lo, hi in ((0, 0.1), (0.1, 0.3), (0.3, 1.0))]
     assert sample_many(result, 100).counts.tolist() == expected

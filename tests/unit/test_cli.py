@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from webapp.__main__ import build_parser
-from webapp.inference import Settings, generate
+from webapp.inference import Settings, generate_table
 from webapp.serve import GUNICORN_THREADS, WAITRESS_THREADS, default_processes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ def test_trace_json_prints_one_line_per_step_agreeing_with_generate(bigram):
     lines = done.stdout.splitlines()
     assert len(lines) == 3
     steps = [json.loads(line) for line in lines]
-    expected = generate(bigram, "Mr. Darcy said", 3, Settings(seed=7))
+    expected = generate_table(bigram, "Mr. Darcy said", 3, Settings(seed=7))
     assert [s["chosen"]["id"] for s in steps] == [e.chosen.id for e in expected]
     assert [s["r"] for s in steps] == [e.r for e in expected]
     assert [s["step"] for s in steps] == [0, 1, 2]
@@ -39,7 +39,7 @@ def test_trace_prints_a_readable_table(bigram):
     done = trace("Mr. Darcy said", "--steps", "2", "--temperature", "0.8", "--seed", "7", "--top-k", "5",
                  "--model", "austen-bigram")
     assert done.returncode == 0, done.stderr
-    expected = generate(bigram, "Mr. Darcy said", 2, Settings(temperature=0.8, top_k=5, seed=7))
+    expected = generate_table(bigram, "Mr. Darcy said", 2, Settings(temperature=0.8, top_k=5, seed=7))
     headers = [line for line in done.stdout.splitlines() if line.startswith("step ")]
     assert len(headers) == 2
     for header, step in zip(headers, expected, strict=True):
@@ -105,7 +105,7 @@ def test_trace_carries_the_chain_the_penalties_and_the_range_order(bigram):
     steps = [json.loads(line) for line in done.stdout.splitlines()]
     s = Settings(temperature=0.7, top_k=40, top_p=0.9, seed=7, repetition_penalty=1.3, presence_penalty=0.5,
                  chain=("penalties", "top_k", "top_p", "min_p", "temperature"), range_order="vocabulary")
-    expected = generate(bigram, "Mr. Darcy said", 2, s)
+    expected = generate_table(bigram, "Mr. Darcy said", 2, s)
     assert [x["chosen"]["id"] for x in steps] == [e.chosen.id for e in expected]
     first = steps[0]
     assert first["chain"] == list(s.chain) and first["range_order"] == "vocabulary"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webapp.inference import Settings, run_step
+from webapp.inference import Settings, run_step_table
 from webapp.inference.derived.compare import TEMPERATURES, at_temperatures
 
 from .reference import prompts, reference_probs, with_bigram
@@ -18,7 +18,7 @@ from .reference import prompts, reference_probs, with_bigram
 @given(prompt=prompts, temperature=st.one_of(st.just(0.0), st.sampled_from(TEMPERATURES), st.floats(0.05, 5.0)),
        top_k=st.one_of(st.none(), st.integers(1, 20)))
 def test_at_temperatures_is_softmax_of_logits_over_t_for_the_top_rows(bigram, prompt, temperature, top_k):
-    result = run_step(bigram, prompt, (), Settings(temperature=temperature, top_k=top_k, seed=3))
+    result = run_step_table(bigram, prompt, (), Settings(temperature=temperature, top_k=top_k, seed=3))
 
     c = at_temperatures(result)
 
@@ -37,7 +37,7 @@ def test_at_temperatures_is_softmax_of_logits_over_t_for_the_top_rows(bigram, pr
 
 
 def test_at_temperatures_sharpens_below_one_and_flattens_above(bigram):
-    result = run_step(bigram, "It is a truth universally", (), Settings(seed=1))
+    result = run_step_table(bigram, "It is a truth universally", (), Settings(seed=1))
     c = at_temperatures(result)
     first = c.probs[0]  # the top token at 0.5, 1, 1.5
     assert c.temperatures == (0.5, 1.0, 1.5)
@@ -45,7 +45,7 @@ def test_at_temperatures_sharpens_below_one_and_flattens_above(bigram):
 
 
 def test_at_temperatures_takes_other_temperatures_and_a_row_count(bigram):
-    result = run_step(bigram, "Mr. Darcy said", (), Settings(temperature=0.8, seed=1))
+    result = run_step_table(bigram, "Mr. Darcy said", (), Settings(temperature=0.8, seed=1))
     c = at_temperatures(result, temperatures=(0.25, 2.0), n=3)
     assert c.temperatures == (0.25, 0.8, 2.0)
     assert len(c.ids) == len(c.probs) == 3

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from webapp.inference import LanguageModel, Settings, StepResult, WordTokenizer, run_step
+from webapp.inference import LanguageModel, Settings, StepResult, WordTokenizer, run_step_table
 from webapp.inference.derived.explain import (
     bigram_example,
     first_ranges,
@@ -64,7 +64,7 @@ class FakeModel(LanguageModel):
 
 
 def fake_step(logits: Sequence[float], temperature: float) -> StepResult:
-    return run_step(FakeModel(logits), "a", (), Settings(temperature=temperature))
+    return run_step_table(FakeModel(logits), "a", (), Settings(temperature=temperature))
 
 
 def assert_softmax_example_is_the_steps(result: StepResult) -> None:
@@ -92,7 +92,7 @@ def assert_softmax_example_is_the_steps(result: StepResult) -> None:
 @given(prompt=prompts, generated=generated_ids, s=any_settings)
 @example(prompt="Mr. Darcy", generated=[], s=Settings(temperature=0.001))  # z / T far below -700: shifted
 def test_softmax_example_figures_are_the_steps(bigram, prompt, generated, s):
-    result = run_step(bigram, prompt, generated, s)
+    result = run_step_table(bigram, prompt, generated, s)
     if s.temperature == 0:
         assert softmax_example(result) is None
         return
@@ -100,11 +100,11 @@ def test_softmax_example_figures_are_the_steps(bigram, prompt, generated, s):
 
 
 def test_softmax_example_is_none_at_t0(bigram):
-    assert softmax_example(run_step(bigram, "Mr. Darcy", (), Settings(temperature=0.0))) is None
+    assert softmax_example(run_step_table(bigram, "Mr. Darcy", (), Settings(temperature=0.0))) is None
 
 
 def test_softmax_example_needs_no_shift_for_ordinary_logits(bigram):
-    e = softmax_example(run_step(bigram, "Mr. Darcy said", (), Settings(temperature=0.8)))
+    e = softmax_example(run_step_table(bigram, "Mr. Darcy said", (), Settings(temperature=0.8)))
     assert e.zmax is None
     assert e.exponent == e.scaled and e.exp == math.exp(e.scaled)
 
@@ -154,7 +154,7 @@ def test_softmax_example_when_z_over_t_overflows(logits, temperature):
 
 def test_softmax_example_at_a_temperature_of_1e_320(bigram):
     """The web layer accepts any T from 0 to 5, so GET /?temperature=1e-320 reaches this."""
-    assert_softmax_example_is_the_steps(run_step(bigram, "Mr. Darcy", (), Settings(temperature=1e-320)))
+    assert_softmax_example_is_the_steps(run_step_table(bigram, "Mr. Darcy", (), Settings(temperature=1e-320)))
 
 
 # --- truncation ------------------------------------------------------------------------------------
@@ -163,7 +163,7 @@ def test_softmax_example_at_a_temperature_of_1e_320(bigram):
 @with_bigram
 @given(prompt=prompts, generated=generated_ids, s=any_settings)
 def test_truncation_cuts_add_up(bigram, prompt, generated, s):
-    result = run_step(bigram, prompt, generated, s)
+    result = run_step_table(bigram, prompt, generated, s)
     cuts = list(result.cuts)
     active = [rule for rule, value in zip(RULES, (s.top_k, s.top_p, s.min_p), strict=True) if value is not None]
     assert [c.rule for c in cuts] == active
@@ -181,7 +181,7 @@ def test_truncation_cuts_add_up(bigram, prompt, generated, s):
 def test_truncation_cuts_name_each_rule_with_its_count(bigram):
     """top-k 50, then top-p 0.9 of what is left, then min-p 0.02 of that: each cut is the difference."""
     s = Settings(temperature=0.8, top_k=50, top_p=0.9, min_p=0.02, seed=3)
-    result = run_step(bigram, "Mr. Darcy", (), s)
+    result = run_step_table(bigram, "Mr. Darcy", (), s)
     k, p, m = list(result.cuts)
     assert (k.rule, k.setting, p.rule, p.setting, m.rule, m.setting) == ("top-k", 50, "top-p", 0.9, "min-p", 0.02)
     assert k.n_cut == N_VOCAB - 50
@@ -195,7 +195,7 @@ def test_truncation_cuts_name_each_rule_with_its_count(bigram):
 
 
 def test_no_truncation_means_no_cuts(bigram):
-    assert list(run_step(bigram, "Mr. Darcy", (), Settings()).cuts) == []
+    assert list(run_step_table(bigram, "Mr. Darcy", (), Settings()).cuts) == []
 
 
 # --- ranges ----------------------------------------------------------------------------------------
@@ -204,7 +204,7 @@ def test_no_truncation_means_no_cuts(bigram):
 @with_bigram
 @given(prompt=prompts, generated=generated_ids, s=any_settings)
 def test_first_ranges_are_the_first_kept_rows(bigram, prompt, generated, s):
-    result = run_step(bigram, prompt, generated, s)
+    result = run_step_table(bigram, prompt, generated, s)
     first = first_ranges(result)
     assert first == list(result.rows[: min(3, result.n_kept)])  # the kept tokens lead the ranking
     assert all(row.kept for row in first)
@@ -229,7 +229,7 @@ def counts_from_csr(model, prev: int, nxt: int) -> tuple[int, int]:
 @with_bigram
 @given(prompt=prompts, generated=generated_ids, s=any_settings)
 def test_bigram_example_is_the_formula_on_the_counts(bigram, prompt, generated, s):
-    result = run_step(bigram, prompt, generated, s)
+    result = run_step_table(bigram, prompt, generated, s)
     b = bigram_example(bigram, result)
     context = [t.id for t in result.prompt_tokens] + list(generated)
     prev = context[-1] if context else bigram.tokenizer.vocab.index("<p>")
@@ -245,7 +245,7 @@ def test_bigram_example_is_the_formula_on_the_counts(bigram, prompt, generated, 
 @with_bigram
 @given(prompt=prompts, generated=generated_ids, s=any_settings)
 def test_highest_logits_are_the_models_own_top_two_whatever_the_penalties(bigram, prompt, generated, s):
-    result = run_step(bigram, prompt, generated, s)
+    result = run_step_table(bigram, prompt, generated, s)
     first, second = highest_logits(result)
     by_hand = sorted(range(len(result.logits)), key=lambda i: (-result.logits[i], i))[:2]
     assert [first.id, second.id] == by_hand
@@ -254,12 +254,12 @@ def test_highest_logits_are_the_models_own_top_two_whatever_the_penalties(bigram
 
 
 def test_with_a_penalty_the_highest_logit_need_not_be_the_tables_first_row(bigram):
-    before = run_step(bigram, "Mr", (), Settings())
+    before = run_step_table(bigram, "Mr", (), Settings())
     favourite, runner_up = before.rows[0], before.rows[1]  # '.' well ahead of 'Elliot'
     mr = before.prompt_tokens[0].id
     penalties = Settings(presence_penalty=2.0, frequency_penalty=2.0)  # 4 off a token generated once
     assert favourite.logit - 4.0 < runner_up.logit, "the penalties take the favourite below the runner-up"
-    result = run_step(bigram, "Mr", (favourite.id, mr), penalties)  # "Mr . Mr": the favourite again
+    result = run_step_table(bigram, "Mr", (favourite.id, mr), penalties)  # "Mr . Mr": the favourite again
     assert highest_logits(result)[0].id == favourite.id != result.rows[0].id
 
 

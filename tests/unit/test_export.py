@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webapp.inference import Settings, run_step
+from webapp.inference import Settings, run_step_table
 from webapp.inference.derived.export import CSV_COLUMNS, read_table_csv, rows_to_csv, trace_to_dict
 from webapp.inference.sampling import random_r
 from webapp.inference.step import text_of
@@ -26,12 +26,12 @@ def build_trace(model, prompt: str, plan, s: Settings) -> list[int]:
     ids: list[int] = []
     for source in plan:
         if source == "s":
-            ids.append(run_step(model, prompt, ids, s).chosen.id)
+            ids.append(run_step_table(model, prompt, ids, s).chosen.id)
         elif source == "f":
-            step = run_step(model, prompt, ids, s)
+            step = run_step_table(model, prompt, ids, s)
             ids.append(next(row.id for row in step.rows if row.id != step.chosen.id))  # not the pick
         else:
-            ids.append(run_step(model, prompt, ids, s, r=source).chosen.id)
+            ids.append(run_step_table(model, prompt, ids, s, r=source).chosen.id)
     return ids
 
 
@@ -42,7 +42,8 @@ def test_trace_replays_each_step(bigram, prompt, plan, seed, temperature, top_k)
     s = Settings(temperature=temperature, top_k=top_k, seed=seed)
     ids = build_trace(bigram, prompt, plan, s)
 
-    trace = trace_to_dict(bigram, prompt, ids, plan, s)
+    given_rs = [source if isinstance(source, float) else None for source in plan]
+    trace = trace_to_dict(bigram, prompt, ids, s, given_rs=given_rs, forced=[source == "f" for source in plan])
 
     json.dumps(trace, allow_nan=False)  # plain JSON: no NumPy types, no NaN or infinity
     assert trace["model"] == bigram.name
@@ -71,7 +72,7 @@ def test_trace_replays_each_step(bigram, prompt, plan, seed, temperature, top_k)
 
 
 def test_an_empty_trace_has_no_steps(bigram):
-    trace = trace_to_dict(bigram, "Mr. Darcy said", [], [], Settings(seed=1))
+    trace = trace_to_dict(bigram, "Mr. Darcy said", [], Settings(seed=1), given_rs=[], forced=[])
     assert trace["steps"] == [] and trace["generated"] == [] and trace["text"] == "Mr. Darcy said"
 
 
@@ -86,7 +87,7 @@ def cell(value) -> str:
 @with_bigram
 @given(prompt=prompts, s=truncating)
 def test_rows_to_csv_reads_back_to_the_rows(bigram, prompt, s):
-    result = run_step(bigram, prompt, (), s)
+    result = run_step_table(bigram, prompt, (), s)
 
     heading, lines = read_table_csv(rows_to_csv(result))
 
@@ -118,7 +119,7 @@ def test_rows_to_csv_reads_back_to_the_rows(bigram, prompt, s):
 
 def test_rows_to_csv_quotes_awkward_tokens(bigram):
     """Tokens such as ',' and '"' come back whole through a csv reader."""
-    result = run_step(bigram, '"Yes," said she', (), Settings(seed=1), n_rows=N_VOCAB)
+    result = run_step_table(bigram, '"Yes," said she', (), Settings(seed=1), n_rows=N_VOCAB)
     tokens = [line[1] for line in read_table_csv(rows_to_csv(result))[1]][1:-1]
     assert tokens == [as_written(row.token) for row in result.rows]
     assert any(t in tokens for t in (",", '"'))
@@ -130,7 +131,7 @@ def as_written(token: str) -> str:
 
 
 def test_rows_to_csv_neutralises_cells_a_spreadsheet_would_run(bigram):
-    result = run_step(bigram, "It is", (), Settings(seed=1), n_rows=N_VOCAB)
+    result = run_step_table(bigram, "It is", (), Settings(seed=1), n_rows=N_VOCAB)
     lines = read_table_csv(rows_to_csv(result))[1][1:-1]
     dangerous = [line for line in lines if line[1].lstrip("'")[:1] in ("=", "+", "-", "@")]
     assert dangerous, "the vocabulary has such tokens, e.g. '-'"

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webapp.inference import Settings, generate, text_of
+from webapp.inference import Settings, generate_table, text_of
 
 from .conftest import BIGRAM_DIR
 
@@ -48,12 +48,12 @@ GOLDEN = {
 @pytest.mark.parametrize("name", GOLDEN)
 def test_golden_trace(bigram, name):
     s, expected = GOLDEN[name]
-    steps = generate(bigram, PROMPT, len(expected), s)
+    steps = generate_table(bigram, PROMPT, len(expected), s)
     assert [step.chosen.token for step in steps] == expected
 
 
 def test_golden_text_and_random_numbers(bigram):
-    steps = generate(bigram, PROMPT, 12, Settings(temperature=0.8, seed=7))
+    steps = generate_table(bigram, PROMPT, 12, Settings(temperature=0.8, seed=7))
     ids = [step.chosen.id for step in steps]
     assert ids == [5, 263, 22, 1426, 22, 2, 18, 20, 104, 30, 280, 2]
     assert text_of(bigram, PROMPT, ids) == "Mr. Darcy said to tell you don't you, she had nothing at once,"

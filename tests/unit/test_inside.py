@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from webapp.inference import Settings, run_step
+from webapp.inference import Settings, run_step_table
 from webapp.inference.derived.inside import (
     BigramView,
     LayersView,
@@ -42,7 +42,7 @@ def bigram():
 
 @pytest.fixture(scope="module")
 def view(transformer) -> tuple:
-    result = run_step(transformer, PROMPT, [11, 12], Settings(temperature=0.8, seed=3))
+    result = run_step_table(transformer, PROMPT, [11, 12], Settings(temperature=0.8, seed=3))
     return result, inside_step(transformer, result)
 
 
@@ -79,7 +79,7 @@ def test_the_lens_marks_the_picked_token_in_every_layer_with_its_rank(transforme
 
 def test_the_window_is_the_last_n_ctx_tokens_read(transformer):
     ids = list(range(10, 10 + transformer.n_ctx + 7))
-    result = run_step(transformer, "", ids, Settings())
+    result = run_step_table(transformer, "", ids, Settings())
     v = inside_step(transformer, result)
     assert v.window_start == 7
     assert v.ids == tuple(ids[7:])
@@ -119,7 +119,7 @@ def test_similarity_is_symmetric(transformer):
 
 
 def test_the_bigram_shows_the_count_row_it_read(bigram):
-    result = run_step(bigram, "Mr. Darcy", [], Settings())
+    result = run_step_table(bigram, "Mr. Darcy", [], Settings())
     v = inside_step(bigram, result)
     assert isinstance(v, BigramView)
     prev = result.context_ids[-1]
@@ -134,7 +134,7 @@ def test_the_bigram_shows_the_count_row_it_read(bigram):
 
 def test_asking_for_the_inside_changes_no_figure_of_the_step(transformer, view):
     result, _ = view
-    again = run_step(transformer, PROMPT, [11, 12], Settings(temperature=0.8, seed=3))
+    again = run_step_table(transformer, PROMPT, [11, 12], Settings(temperature=0.8, seed=3))
     assert np.array_equal(again.logits, result.logits)
     assert again.chosen == result.chosen
 
@@ -147,7 +147,7 @@ def tiny_llama(tmp_path_factory):
 
 
 def test_the_llamas_grouped_heads_share_keys_and_its_lens_ends_at_the_logits(tiny_llama):
-    result = run_step(tiny_llama, "the cat and the hat sat", [], Settings())
+    result = run_step_table(tiny_llama, "the cat and the hat sat", [], Settings())
     v = inside_step(tiny_llama, result)
     assert (v.n_head, v.n_head_kv) == (N_HEAD, N_HEAD_KV)
     assert [v.kv_head(h) for h in range(N_HEAD)] == [h // (N_HEAD // N_HEAD_KV) for h in range(N_HEAD)]
@@ -170,7 +170,7 @@ def smollm():
 
 
 def test_smollm2s_inside_is_its_step_30_layers_of_9_heads_over_3(smollm):
-    result = run_step(smollm, "The capital of France is", [], Settings(temperature=0))
+    result = run_step_table(smollm, "The capital of France is", [], Settings(temperature=0))
     v = inside_step(smollm, result)
     assert (v.n_layer, v.n_head, v.n_head_kv) == (30, 9, 3)
     last = v.lens[-1]
@@ -188,7 +188,7 @@ def test_the_transformers_streams_and_attention_equal_pytorchs(transformer):
     transformer.logits(ids, inside=inside)
     np.testing.assert_allclose(np.stack(inside.residual), residual, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(np.stack(inside.attention), attention, rtol=1e-4, atol=1e-5)
-    v = inside_step(transformer, run_step(transformer, "", ids[:-1], Settings()))
+    v = inside_step(transformer, run_step_table(transformer, "", ids[:-1], Settings()))
     np.testing.assert_allclose(np.stack(v.attention), attention[:, :, : len(ids) - 1, : len(ids) - 1], atol=1e-5)
 
 

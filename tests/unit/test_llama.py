@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webapp.inference import Settings, generate, run_step, text_of
+from webapp.inference import Settings, generate_table, run_step_table, text_of
 from webapp.inference.errors import InvalidTokenIds
 from webapp.inference.llama import LlamaModel, group_mask, rope, rope_turns
 from webapp.inference.machinery import llama_gguf
@@ -326,7 +326,7 @@ def test_rope_leaves_the_dimensions_past_rope_dim_as_they_are():
 
 
 def test_a_step_runs_on_the_model(model):
-    result = run_step(model, "the cat and the hat", [])
+    result = run_step_table(model, "the cat and the hat", [])
     assert result.logits.shape == (model.n_vocab,)
     assert abs(result.probs.sum() - 1) < 1e-9
 
@@ -440,7 +440,7 @@ def smollm():
 
 
 def greedy(model, prompt: str, n: int) -> list[str]:
-    return [step.chosen.token for step in generate(model, prompt, n, Settings(temperature=0))]
+    return [step.chosen.token for step in generate_table(model, prompt, n, Settings(temperature=0))]
 
 
 def test_smollm2_tokenizes_as_its_own_tokenizer_does(smollm):

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webapp.inference import Settings, run_step
+from webapp.inference import Settings, run_step_table
 from webapp.room.votes import (
     RoundResult,
     bits,
@@ -77,7 +77,7 @@ def test_shares_the_histogram_and_records_match_the_votes() -> None:
 
 
 def test_a_round_result_sets_the_class_beside_the_models_step(bigram) -> None:
-    step = run_step(bigram, "It is a truth", (), Settings(temperature=0.8, seed=3), n_rows=20)
+    step = run_step_table(bigram, "It is a truth", (), Settings(temperature=0.8, seed=3), n_rows=20)
     picked = step.chosen.id
     top = step.rows[0].id
     voted_far = step.rows[15].id

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webapp.inference import InvalidTokenIds, Settings, run_step
+from webapp.inference import InvalidTokenIds, Settings, run_step_table
 
 from .reference import N_VOCAB, prompts, reference_probs, reference_ranking, truncating, with_bigram
 
@@ -21,7 +21,7 @@ from .reference import N_VOCAB, prompts, reference_probs, reference_ranking, tru
 @with_bigram
 @given(prompt=prompts, s=truncating)
 def test_row_of_a_shown_token_is_its_table_row(bigram, prompt, s):
-    result = run_step(bigram, prompt, (), s)
+    result = run_step_table(bigram, prompt, (), s)
     for row in result.rows:
         assert result.row_of(row.id) == row
     assert result.row_of(result.chosen.id) == result.chosen
@@ -30,7 +30,7 @@ def test_row_of_a_shown_token_is_its_table_row(bigram, prompt, s):
 @with_bigram
 @given(prompt=prompts, s=truncating, token_ids=st.lists(st.integers(0, N_VOCAB - 1), min_size=1, max_size=6))
 def test_row_of_any_token_agrees_with_an_independent_ranking(bigram, prompt, s, token_ids):
-    result = run_step(bigram, prompt, (), s)
+    result = run_step_table(bigram, prompt, (), s)
     ranking = reference_ranking(result.probs, result.logits)  # [n_vocab] ids
     rank_of = np.empty(N_VOCAB, dtype=np.int64)
     rank_of[ranking] = np.arange(1, N_VOCAB + 1)
@@ -66,7 +66,7 @@ def test_row_of_any_token_agrees_with_an_independent_ranking(bigram, prompt, s, 
 @with_bigram
 @given(prompt=prompts, s=truncating)
 def test_the_chosen_row_holds_r(bigram, prompt, s):
-    result = run_step(bigram, prompt, (), s)
+    result = run_step_table(bigram, prompt, (), s)
     chosen = result.row_of(result.chosen.id)
     assert chosen.kept
     assert chosen.lo <= result.r < chosen.hi or (chosen.hi == pytest.approx(1.0) and result.r >= chosen.lo)
@@ -74,6 +74,6 @@ def test_the_chosen_row_holds_r(bigram, prompt, s):
 
 @pytest.mark.parametrize("bad", [-1, N_VOCAB, 10**9])
 def test_row_of_an_id_outside_the_vocabulary_is_refused(bigram, bad):
-    result = run_step(bigram, "Mr. Darcy said", (), Settings(seed=1))
+    result = run_step_table(bigram, "Mr. Darcy said", (), Settings(seed=1))
     with pytest.raises(InvalidTokenIds):
         result.row_of(bad)

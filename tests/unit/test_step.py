@@ -19,13 +19,17 @@ from webapp.inference import (
     StepResult,
     UnknownModel,
     generate,
+    generate_table,
     get_model,
     load_bundled,
     run_step,
+    run_step_table,
+    tabulate,
     undo,
 )
+from webapp.inference.derived.table import N_ROWS
 from webapp.inference.settings import MAX_SEED
-from webapp.inference.step import MAX_PROMPT_CHARS, MAX_TOKENS, N_ROWS
+from webapp.inference.step import MAX_PROMPT_CHARS, MAX_TOKENS
 
 N_VOCAB = 5000  # austen-bigram; checked in test_the_bundled_bigram_has_the_expected_vocabulary_size
 
@@ -79,24 +83,24 @@ def test_the_bundled_bigram_has_the_expected_vocabulary_size(bigram):
 @given(prompts, generated_ids, step_settings)
 def test_run_step_is_pure(bigram, prompt, generated, s):
     generated_before, settings_before = list(generated), dataclasses.replace(s)
-    first = run_step(bigram, prompt, generated, s)
-    run_step(bigram, "Elizabeth", [5, 6, 7], Settings(temperature=2.0, top_k=3, seed=1))  # another step between
+    first = run_step_table(bigram, prompt, generated, s)
+    run_step_table(bigram, "Elizabeth", [5, 6, 7], Settings(temperature=2.0, top_k=3, seed=1))  # another step between
     generate(bigram, "Emma", 3, Settings(seed=99))
-    second = run_step(bigram, prompt, tuple(generated), s)
+    second = run_step_table(bigram, prompt, tuple(generated), s)
     assert_same_step(first, second)
     assert generated == generated_before and s == settings_before
 
 
 def test_run_step_accepts_any_sequence_of_ids(bigram):
-    as_list = run_step(bigram, "Mr. Darcy said", [4, 9], Settings(seed=3))
-    as_array = run_step(bigram, "Mr. Darcy said", np.array([4, 9]), Settings(seed=3))
+    as_list = run_step_table(bigram, "Mr. Darcy said", [4, 9], Settings(seed=3))
+    as_array = run_step_table(bigram, "Mr. Darcy said", np.array([4, 9]), Settings(seed=3))
     assert_same_step(as_list, as_array)
 
 
 @with_bigram
 @given(st.integers(0, MAX_SEED), generated_ids)
 def test_r_is_default_rng_of_seed_and_generation_index(bigram, seed, generated):
-    result = run_step(bigram, "Mr. Darcy said", generated, Settings(seed=seed))
+    result = run_step_table(bigram, "Mr. Darcy said", generated, Settings(seed=seed))
     assert result.r == np.random.default_rng([seed, len(generated)]).random()
     assert result.step == len(generated) and result.r_source == "seed"
 
@@ -104,20 +108,39 @@ def test_r_is_default_rng_of_seed_and_generation_index(bigram, seed, generated):
 @with_bigram
 @given(prompts, step_settings, st.integers(1, 6))
 def test_back_then_step_gives_the_same_token(bigram, prompt, s, n):
-    steps = generate(bigram, prompt, n, s)
+    steps = generate_table(bigram, prompt, n, s)
     ids = [step.chosen.id for step in steps]
-    again = run_step(bigram, prompt, undo(ids), s)
+    again = run_step_table(bigram, prompt, undo(ids), s)
     assert again.chosen.id == ids[-1]
     assert_same_step(again, steps[-1])
 
 
 def test_generate_feeds_each_pick_into_the_next_step(bigram):
-    steps = generate(bigram, "Mr. Darcy said", 4, Settings(seed=7))
+    steps = generate_table(bigram, "Mr. Darcy said", 4, Settings(seed=7))
     ids = [step.chosen.id for step in steps]
     assert [step.generated for step in steps] == [tuple(ids[:i]) for i in range(4)]
     assert [step.step for step in steps] == [0, 1, 2, 3]
-    continued = generate(bigram, "Mr. Darcy said", 2, Settings(seed=7), generated=ids[:2])
+    continued = generate_table(bigram, "Mr. Darcy said", 2, Settings(seed=7), generated=ids[:2])
     assert [step.chosen.id for step in continued] == ids[2:]
+
+
+@with_bigram
+@given(prompts, generated_ids, step_settings)
+def test_the_table_lays_out_the_steps_own_numbers(bigram, prompt, generated, s):
+    step = run_step(bigram, prompt, generated, s)
+    result = tabulate(bigram, step)
+    assert_same_step(result, run_step_table(bigram, prompt, generated, s))
+    assert (result.chosen.id, result.r, result.step) == (step.chosen_id, step.r, len(step.generated))
+    assert np.array_equal(result.probs_kept, step.probs_kept) and np.array_equal(result.penalised, step.penalised)
+    i = int(np.flatnonzero(step.laid == step.chosen_id)[0])  # the pick's range, in the order the ranges are laid
+    assert (step.lo[i], step.hi[i]) == (result.chosen.lo, result.chosen.hi) and step.lo[i] <= step.r < step.hi[i]
+
+
+def test_the_cores_generate_feeds_each_pick_into_the_next_step(bigram):
+    steps = generate(bigram, "Mr. Darcy said", 4, Settings(seed=7))
+    ids = [step.chosen_id for step in steps]
+    assert [step.generated for step in steps] == [tuple(ids[:i]) for i in range(4)]
+    assert ids == [step.chosen.id for step in generate_table(bigram, "Mr. Darcy said", 4, Settings(seed=7))]
 
 
 def test_undo_drops_the_last_id():
@@ -125,8 +148,8 @@ def test_undo_drops_the_last_id():
 
 
 def test_the_bigram_reads_only_the_last_token(bigram):
-    a = run_step(bigram, "Mr. Darcy said", [4, 9, 6], Settings(seed=1))
-    b = run_step(bigram, "Emma", [6], Settings(seed=1))
+    a = run_step_table(bigram, "Mr. Darcy said", [4, 9, 6], Settings(seed=1))
+    b = run_step_table(bigram, "Emma", [6], Settings(seed=1))
     assert np.array_equal(a.logits, b.logits)
     assert a.window_start == len(a.context_ids) - 1
 
@@ -137,7 +160,7 @@ def test_the_bigram_reads_only_the_last_token(bigram):
 @with_bigram
 @given(prompts, generated_ids, step_settings)
 def test_the_chosen_range_contains_r_and_matches_a_running_sum(bigram, prompt, generated, s):
-    result = run_step(bigram, prompt, generated, s)
+    result = run_step_table(bigram, prompt, generated, s)
     chosen = result.chosen
     assert chosen.kept and chosen.lo <= result.r < chosen.hi
     # reference: walk the kept tokens in ranking order until the running sum passes r
@@ -154,7 +177,7 @@ def test_the_chosen_range_contains_r_and_matches_a_running_sum(bigram, prompt, g
 @with_bigram
 @given(prompts, generated_ids, step_settings)
 def test_rows_are_the_top_of_the_ranking_in_order(bigram, prompt, generated, s):
-    result = run_step(bigram, prompt, generated, s)
+    result = run_step_table(bigram, prompt, generated, s)
     assert [row.rank for row in result.rows] == list(range(1, N_ROWS + 1))
     assert [row.id for row in result.rows] == reference_ranking(result)[:N_ROWS]
     for row in result.rows:
@@ -169,7 +192,7 @@ def test_rows_are_the_top_of_the_ranking_in_order(bigram, prompt, generated, s):
 @with_bigram
 @given(prompts, generated_ids, step_settings)
 def test_rows_and_rest_account_for_the_whole_vocabulary(bigram, prompt, generated, s):
-    result = run_step(bigram, prompt, generated, s)
+    result = run_step_table(bigram, prompt, generated, s)
     rows, rest = result.rows, result.rest
     assert rest.count + len(rows) == bigram.n_vocab
     assert math.fsum([*(row.prob for row in rows), rest.prob]) == pytest.approx(1.0, abs=1e-9)
@@ -180,7 +203,7 @@ def test_rows_and_rest_account_for_the_whole_vocabulary(bigram, prompt, generate
 @with_bigram
 @given(prompts, generated_ids, truncating_settings)
 def test_cut_rows_have_no_range_and_the_kept_mass_is_the_kept_tokens_probability(bigram, prompt, generated, s):
-    result = run_step(bigram, prompt, generated, s)
+    result = run_step_table(bigram, prompt, generated, s)
     kept_ids = np.flatnonzero(result.probs_kept > 0)
     assert result.kept_mass == pytest.approx(math.fsum(result.probs[kept_ids]), abs=1e-12)
     assert result.n_kept == len(kept_ids) <= (s.top_k or bigram.n_vocab)
@@ -198,7 +221,7 @@ def test_cut_rows_have_no_range_and_the_kept_mass_is_the_kept_tokens_probability
 
 
 def test_truncation_example_top_k_3_keeps_three_rows(bigram):
-    result = run_step(bigram, "Mr. Darcy said", (), Settings(top_k=3, seed=7))
+    result = run_step_table(bigram, "Mr. Darcy said", (), Settings(top_k=3, seed=7))
     assert [row.kept for row in result.rows[:5]] == [True, True, True, False, False]
     assert result.n_kept == 3 and result.rest.kept_count == 0
     assert result.rows[2].hi == 1.0
@@ -207,7 +230,7 @@ def test_truncation_example_top_k_3_keeps_three_rows(bigram):
 @with_bigram
 @given(prompts, generated_ids, st.floats(0, 1, exclude_max=True))
 def test_zero_temperature_picks_the_argmax_whatever_r(bigram, prompt, generated, r):
-    result = run_step(bigram, prompt, generated, Settings(temperature=0), r=r)
+    result = run_step_table(bigram, prompt, generated, Settings(temperature=0), r=r)
     logits = bigram.logits(list(result.context_ids)).tolist()
     argmax = min(range(len(logits)), key=lambda i: (-logits[i], i))
     assert result.chosen.id == argmax and result.chosen.rank == 1
@@ -236,14 +259,14 @@ def test_invalid_settings_raise_invalid_setting(kwargs):
     {"min_p": 0.0}, {"min_p": 1.0}, {"seed": 0}, {"seed": MAX_SEED},
 ], ids=lambda kw: "-".join(f"{k}={v}" for k, v in kw.items()))
 def test_settings_at_the_edges_of_their_ranges_are_accepted(bigram, kwargs):
-    result = run_step(bigram, "Mr. Darcy said", (), Settings(**kwargs))
+    result = run_step_table(bigram, "Mr. Darcy said", (), Settings(**kwargs))
     assert result.chosen.kept
 
 
 @pytest.mark.parametrize("r", [1.0, -0.1, math.nan, math.inf])
 def test_a_given_r_outside_zero_to_one_raises_invalid_setting(bigram, r):
     with pytest.raises(InvalidSetting):
-        run_step(bigram, "Mr. Darcy said", (), Settings(), r=r)
+        run_step_table(bigram, "Mr. Darcy said", (), Settings(), r=r)
 
 
 def test_an_unknown_model_raises_unknown_model(bigram):
@@ -262,25 +285,25 @@ def test_the_bundled_models_include_austen_bigram():
 @pytest.mark.parametrize("generated", [[-1], [N_VOCAB], [3, 10**9]])
 def test_ids_outside_the_vocabulary_raise_invalid_token_ids(bigram, generated):
     with pytest.raises(InvalidTokenIds):
-        run_step(bigram, "Mr. Darcy said", generated)
+        run_step_table(bigram, "Mr. Darcy said", generated)
 
 
 def test_too_many_ids_raise_invalid_token_ids(bigram):
     n_prompt = len(bigram.tokenizer.encode("Mr. Darcy said"))
-    run_step(bigram, "Mr. Darcy said", [4] * (MAX_TOKENS - 1 - n_prompt))  # just fits
+    run_step_table(bigram, "Mr. Darcy said", [4] * (MAX_TOKENS - 1 - n_prompt))  # just fits
     with pytest.raises(InvalidTokenIds):
-        run_step(bigram, "Mr. Darcy said", [4] * (MAX_TOKENS - n_prompt))
+        run_step_table(bigram, "Mr. Darcy said", [4] * (MAX_TOKENS - n_prompt))
 
 
 def test_a_prompt_over_the_character_limit_raises_prompt_too_long(bigram):
-    run_step(bigram, "a " * (MAX_PROMPT_CHARS // 2))  # exactly at the limit
+    run_step_table(bigram, "a " * (MAX_PROMPT_CHARS // 2))  # exactly at the limit
     with pytest.raises(PromptTooLong):
-        run_step(bigram, "a " * (MAX_PROMPT_CHARS // 2) + "a")
+        run_step_table(bigram, "a " * (MAX_PROMPT_CHARS // 2) + "a")
 
 
 def test_a_prompt_with_too_many_tokens_raises_prompt_too_long(bigram):
     with pytest.raises(PromptTooLong):
-        run_step(bigram, "!" * MAX_PROMPT_CHARS)  # within the characters, but 2,000 tokens
+        run_step_table(bigram, "!" * MAX_PROMPT_CHARS)  # within the characters, but 2,000 tokens
 
 
 def test_every_error_is_an_inference_error():

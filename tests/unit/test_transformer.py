@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from webapp.inference import InvalidTokenIds, Settings, generate
+from webapp.inference import InvalidTokenIds, Settings, generate_table
 from webapp.inference.derived.perplexity import log_softmax, token_log_probs
 from webapp.inference.machinery.registry import DEFAULT_MODEL, MODELS_DIR, load_bundled, load_model
 from webapp.inference.model import Inside
@@ -179,7 +179,7 @@ def test_an_empty_context_reads_as_a_paragraph(model):
 
 
 def test_greedy_continuation_is_golden(model):
-    steps = generate(model, GREEDY_PROMPT, 10, Settings(temperature=0))
+    steps = generate_table(model, GREEDY_PROMPT, 10, Settings(temperature=0))
     assert [s.chosen.token for s in steps] == GREEDY_TOKENS
 
 

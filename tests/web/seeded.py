@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from webapp.inference import Settings, run_step
+from webapp.inference import Settings, run_step_table
 
 from .markup import Element, parse
 
@@ -25,13 +25,13 @@ def picked_ids(model, n: int) -> list[int]:
     """The first n ids picked by the seeded r with BASE's settings."""
     ids: list[int] = []
     for _ in range(n):
-        ids.append(run_step(model, PROMPT, ids, SETTINGS).chosen.id)
+        ids.append(run_step_table(model, PROMPT, ids, SETTINGS).chosen.id)
     return ids
 
 
 def other_than(model, ids: list[int], step: int) -> int:
     """A token of step `step`'s table that the seeded r did not pick: one to choose instead."""
-    result = run_step(model, PROMPT, ids[:step], SETTINGS)
+    result = run_step_table(model, PROMPT, ids[:step], SETTINGS)
     return next(row.id for row in result.rows[1:] if row.id != result.chosen.id)
 
 

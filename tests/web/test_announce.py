@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from webapp.inference import run_step
+from webapp.inference import run_step_table
 
 from .markup import label
 from .seeded import BASE, PROMPT, SETTINGS, joined, page
@@ -12,7 +12,7 @@ from .seeded import BASE, PROMPT, SETTINGS, joined, page
 
 def test_the_announcement_matches_the_pick(client, model, three):
     doc = page(client, **BASE, ids=joined(three))
-    pick = run_step(model, PROMPT, three[:2], SETTINGS)
+    pick = run_step_table(model, PROMPT, three[:2], SETTINGS)
     assert doc.by_id("announce").attrs["aria-live"] == "polite"
     text = doc.by_id("announce").text().strip()
     assert re.fullmatch(r"r = \d\.\d{3}, picked '.+', \d+ %", text), text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.inference import run_step
+from webapp.inference import run_step_table
 
 from .markup import HTMX, ids_of, label, logits_rows, parse, query_of
 from .seeded import BASE, PROMPT, SETTINGS, error_text, joined, other_than, page, url
@@ -13,7 +13,7 @@ from .seeded import BASE, PROMPT, SETTINGS, error_text, joined, other_than, page
 
 def test_at_shows_an_earlier_step(client, model, three):
     doc = page(client, **BASE, ids=joined(three), at="1")
-    step1 = run_step(model, PROMPT, three[:1], SETTINGS)
+    step1 = run_step_table(model, PROMPT, three[:1], SETTINGS)
     assert doc.by_id("range-bar").attrs["data-step"] == "1"
     assert [row.id for row in logits_rows(doc)][: len(step1.rows)] == [str(r.id) for r in step1.rows]
     tokens = doc.by_id("text").find_all("button", "gen")
@@ -52,7 +52,7 @@ def test_choose_before_any_step_appends(client, model):
 def test_a_forced_token_is_shown_as_chosen(client, model, three):
     token = other_than(model, three, 2)
     doc = parse(client.get(url("/choose", **BASE, ids=joined(three), token=str(token)), follow_redirects=True).data)
-    pick = run_step(model, PROMPT, three[:2], SETTINGS).chosen
+    pick = run_step_table(model, PROMPT, three[:2], SETTINGS).chosen
 
     rows = {row.id: row for row in logits_rows(doc)}
     assert "forced" in rows[str(token)].classes and "chosen" in rows[str(token)].badges
@@ -73,7 +73,7 @@ def test_a_forced_token_is_shown_as_chosen(client, model, three):
 def test_a_step_after_a_forced_token_continues_from_it(client, model, three):
     token = other_than(model, three, 1)
     location = client.get(url("/step", **BASE, ids=joined([three[0], token]), src="s,f")).headers["Location"]
-    expected = run_step(model, PROMPT, [three[0], token], SETTINGS).chosen.id
+    expected = run_step_table(model, PROMPT, [three[0], token], SETTINGS).chosen.id
     assert ids_of(location) == [three[0], token, expected]
     assert query_of(location)["src"] == "s,f,s"
 

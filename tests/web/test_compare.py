@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.inference import Settings, run_step
+from webapp.inference import Settings, run_step_table
 
 from .markup import label, pct
 from .seeded import BASE, PROMPT, joined, page
@@ -20,7 +20,7 @@ def test_the_compare_table_has_the_three_temperatures_and_the_chosen_one(client,
     current = [th for th in heads if "current" in th.classes]
     assert len(current) == 1 and current[0].own_text().strip() == f"T = {temperature}"
     assert "(chosen)" in current[0].text()
-    result = run_step(model, PROMPT, three[:2], Settings(temperature=float(temperature), seed=7))
+    result = run_step_table(model, PROMPT, three[:2], Settings(temperature=float(temperature), seed=7))
     body = table.find("tbody").find_all("tr")
     assert [tr.find("th").text() for tr in body] == [label(r.token) for r in result.rows[:5]]
     k = columns.index(temperature)

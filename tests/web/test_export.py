@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from webapp.inference import Settings, run_step
+from webapp.inference import Settings, run_step_table
 from webapp.inference.derived.export import CSV_COLUMNS, read_table_csv, run_to_csv, trace_to_dict
 from webapp.web.stages.screen import n_rows
 from webapp.web.url.parse import parse_state
@@ -30,7 +30,8 @@ def test_export_json_is_the_trace(client, model, three, params):
     assert response.headers["Content-Disposition"] == 'attachment; filename="trace.json"'
     state = parse_state({**BASE, "ids": joined(three), **params}, client.application.extensions["models"],
                         client.application.config["DEFAULT_MODEL"])
-    expected = trace_to_dict(model, PROMPT, state.ids, state.sources, state.settings, n_rows=n_rows(state))
+    expected = trace_to_dict(model, PROMPT, state.ids, state.settings, given_rs=state.given_rs, forced=state.forced,
+                             n_rows=n_rows(state))
     assert response.get_json() == json.loads(json.dumps(expected))
     assert len(response.get_json()["steps"]) == len(three)
     last = page(client, **BASE, ids=joined(three), **{k: v for k, v in params.items() if k != "at"})
@@ -98,7 +99,8 @@ def test_the_run_csv_has_a_line_per_generated_token(client, model, three):
     assert {(line["temperature"], line["top_k"], line["seed"], line["prompt"]) for line in lines} == {
         ("0.8", "40", "7", PROMPT)}
     for i, line in enumerate(lines):
-        row = run_step(model, PROMPT, three[:i], Settings(temperature=0.8, top_k=40, seed=7)).row_of(three[i])
+        row = run_step_table(model, PROMPT, three[:i], Settings(temperature=0.8, top_k=40, seed=7)).row_of(three[i])
         assert (int(line["rank"]), float(line["prob"]), line["token"]) == (row.rank, row.prob, row.token)
     state = parse_state(params, client.application.extensions["models"], client.application.config["DEFAULT_MODEL"])
-    assert response.data.decode() == run_to_csv(model, PROMPT, state.ids, state.sources, state.settings)
+    assert response.data.decode() == run_to_csv(model, PROMPT, state.ids, state.settings, given_rs=state.given_rs,
+                                                forced=state.forced)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from webapp.inference import run_step
+from webapp.inference import run_step_table
 
 from .markup import HTMX, hidden_fields, ids_of, parse, query_of
 from .seeded import BASE, PROMPT, SETTINGS, joined, page, url
@@ -40,7 +40,7 @@ def test_a_step_in_predict_mode_hides_the_new_pick_again(client, three):
 
 def test_a_hidden_pick_stays_out_of_the_address_and_the_share_link(client, model, three):
     """The pushed URL and the link are the Step from the state before the pick: they take it again."""
-    pick = run_step(model, PROMPT, three, SETTINGS).chosen.id
+    pick = run_step_table(model, PROMPT, three, SETTINGS).chosen.id
     response = client.get(url("/step", **BASE, ids=joined(three), predict="1"), headers=HTMX)
     pushed = response.headers["HX-Push-Url"]
     share = parse(client.get(url("/", **BASE, ids=joined([*three, pick]), predict="1")).data)
@@ -55,7 +55,7 @@ def test_a_hidden_pick_stays_out_of_the_address_and_the_share_link(client, model
 
 
 def test_a_typed_r_goes_with_the_hidden_picks_link(client, model, three):
-    pick = run_step(model, PROMPT, three, SETTINGS, r=0.25).chosen.id
+    pick = run_step_table(model, PROMPT, three, SETTINGS, r=0.25).chosen.id
     doc = page(client, **BASE, ids=joined([*three, pick]), src="s,s,s,0.25", predict="1")
     link = doc.by_id("share-link").attrs["value"]
     assert query_of(link)["r"] == "0.25" and ids_of(link) == three

@@ -8,10 +8,10 @@ import math
 import pytest
 
 from webapp.fetch import SOURCES, fetchable
-from webapp.inference import run_step, text_of
-from webapp.inference.step import FORCED, SEEDED
+from webapp.inference import run_step_table, text_of
 from webapp.web.stages.screen import Piece, build_screen
 from webapp.web.url.parse import parse_state
+from webapp.web.url.state import FORCED, SEEDED
 
 from .markup import logits_rows, parse
 from .seeded import BASE, PROMPT, SETTINGS, joined, other_than, page
@@ -86,7 +86,7 @@ def test_before_a_step_nothing_is_picked_and_every_row_can_be_chosen(app):
 
 def test_after_a_step_the_pick_is_the_one_picked_row(app, model, three):
     screen = screen_of(app, **BASE, ids=joined(three))
-    pick = run_step(model, PROMPT, three[:2], SETTINGS).chosen
+    pick = run_step_table(model, PROMPT, three[:2], SETTINGS).chosen
     assert [row.id for row in screen.result.rows if screen.picked(row)] == [pick.id]
     assert [row.id for row in screen.result.rows if not screen.choosable(row)] == [three[2]]
     assert not any(screen.chosen_instead(row) for row in screen.result.rows)

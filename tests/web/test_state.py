@@ -29,6 +29,7 @@ def test_src_at_r_and_the_flags_are_read(app, three):
     assert (state.predict, state.revealed, state.present) == (True, True, True)
     assert state.shown == 1
     assert state.given_r(2) == 0.25 and state.given_r(0) is None
+    assert (state.given_rs, state.forced) == ((None, None, 0.25), (False, True, False))  # as the exports read it
 
 
 def test_defaults_are_seeded_sources_and_no_flags(app, three):

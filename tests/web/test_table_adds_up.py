@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from webapp.inference import Settings, run_step
+from webapp.inference import Settings, run_step_table
 
 from .markup import logits_rows, parse, rest_row
 from .models import BIGRAM_MODEL, TRANSFORMER
@@ -68,7 +68,7 @@ def walk(model, prompt: str, settings: Settings, n: int, rnd: random.Random) -> 
             ids.append(rnd.randrange(model.n_vocab))
             sources.append("f")
         else:
-            ids.append(run_step(model, prompt, ids, settings).chosen.id)
+            ids.append(run_step_table(model, prompt, ids, settings).chosen.id)
             sources.append("s")
     return ids, sources
 
@@ -184,7 +184,7 @@ def test_a_pick_beyond_the_table_is_counted_once(app, client):
     """The issue's example: at T = 5 the seeded r picks far down the ranking; 21 rows + the rest = 5,000."""
     model = app.extensions["models"][BIGRAM_MODEL]
     settings = Settings(temperature=5.0, seed=0)
-    pick = run_step(model, "It is a truth universally acknowledged", (), settings).chosen
+    pick = run_step_table(model, "It is a truth universally acknowledged", (), settings).chosen
     for present in ("", "1"):
         params = {**query(BIGRAM_MODEL, "It is a truth universally acknowledged", settings), "ids": str(pick.id)}
         if present:

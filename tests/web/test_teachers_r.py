@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from webapp.inference import run_step
+from webapp.inference import run_step_table
 
 from .markup import ids_of, query_of
 from .seeded import BASE, PROMPT, SETTINGS, joined, page, url
@@ -13,7 +13,7 @@ from .seeded import BASE, PROMPT, SETTINGS, joined, page, url
 def test_step_with_teachers_r_uses_it_and_records_it(client, model, three):
     response = client.get(url("/step", **BASE, ids=joined(three), r="0.999"))
     location = response.headers["Location"]
-    expected = run_step(model, PROMPT, three, SETTINGS, r=0.999).chosen.id
+    expected = run_step_table(model, PROMPT, three, SETTINGS, r=0.999).chosen.id
     assert ids_of(location) == [*three, expected]
     q = query_of(location)
     assert q["src"] == "s,s,s,0.999"
@@ -30,13 +30,13 @@ def test_step_with_teachers_r_uses_it_and_records_it(client, model, three):
 
 def test_the_json_twin_takes_the_teachers_r_too(client, model, three):
     twin = client.get(url("/api/step", **BASE, ids=joined(three), r="0.999")).get_json()
-    expected = run_step(model, PROMPT, three, SETTINGS, r=0.999)
+    expected = run_step_table(model, PROMPT, three, SETTINGS, r=0.999)
     assert (twin["r"], twin["r_source"], twin["chosen"]["id"]) == (0.999, "given", expected.chosen.id)
 
 
 def test_teachers_r_stays_with_its_step(client, model, three):
     """The typed r belongs to step 3: stepping on draws seeded r's, going back to it shows the typed one."""
-    ids = [*three, run_step(model, PROMPT, three, SETTINGS, r=0.999).chosen.id]
+    ids = [*three, run_step_table(model, PROMPT, three, SETTINGS, r=0.999).chosen.id]
     location = client.get(url("/step", **BASE, ids=joined(ids), src="s,s,s,0.999")).headers["Location"]
     assert query_of(location)["src"] == "s,s,s,0.999,s"
     doc = page(client, **query_of(location), at="3")

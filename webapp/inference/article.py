@@ -65,7 +65,11 @@ class ArticleScores:
             raise InvalidSetting(N_("probabilities must be 0 or more, and not all 0"))
 
     def logits(self) -> np.ndarray:
-        """The logits the scores stand for: [0.1, 0.2, 0.7] -> [log 0.1, log 0.2, log 0.7]. [n_vocab]"""
+        """The logits the scores stand for. [n_vocab]
+
+        >>> ArticleScores().logits().round(3).tolist()  # probabilities [0.1, 0.2, 0.7]: log 0.1, log 0.2, log 0.7
+        [-2.303, -1.609, -0.357]
+        """
         x = np.array(self.scores, dtype=np.float64)  # [n_vocab]
         if self.kind == "logits":
             return x
@@ -93,7 +97,11 @@ class ArticleTokenizer(VocabularyTokenizer):
         return "".join(self.decode_pieces(ids)).lstrip(" ")
 
     def decode_pieces(self, ids: Sequence[int]) -> list[str]:
-        """Each token with a space before it, as it follows the prompt: [2, 1] -> [' C', ' B']."""
+        """Each token with a space before it, as it follows the prompt.
+
+        >>> ArticleTokenizer(["A", "B", "C"]).decode_pieces([2, 1])
+        [' C', ' B']
+        """
         self.check_ids(ids)
         return [" " + self.vocab[i] for i in ids]
 

@@ -14,10 +14,14 @@ Decoding joins the tokens' bytes and reads them as UTF-8. A character can be spl
 that the pieces always join to exactly decode(). On its own (token_text), a token that is part of
 a character shows its loose bytes as escapes: ' \\xf0\\x9f\\x98'.
 
-    >>> tok.encode("The capital")  # ids and texts, with the space before a word kept in the token
-    [Token(id=504, text='The', source='The', ...), Token(id=3575, text=' capital', source=' capital', ...)]
-    >>> tok.decode_pieces([504, 3575])
-    ['The', ' capital']
+In a vocabulary of the 256 byte stand-ins and four merges:
+
+    >>> stand_ins = list(byte_of_char())  # '!', '"', ..., 'Ġ' (a space), ...: ids 0 to 255
+    >>> tok = BPETokenizer([*stand_ins, "Th", "The", "Ġc", "Ġca"], ["T h", "Th e", "Ġ c", "Ġc a"], [1] * 260, "gpt-2")
+    >>> [(t.id, t.text) for t in tok.encode("The cat")]  # the space before a word is kept in its token
+    [(257, 'The'), (259, ' ca'), (83, 't')]
+    >>> tok.decode_pieces(tok.encode_ids("😀"))  # four bytes, four tokens: the character goes with the last
+    ['', '', '', '😀']
 
 Left out on purpose: SentencePiece vocabularies (GGUF tokenizer model "llama"), and the
 pre-tokenizers of other model families (each is one more regular expression, added when needed).
@@ -45,7 +49,8 @@ PRE_TOKENIZERS = {
 def byte_of_char() -> dict[str, int]:
     """GPT-2's stand-ins inverted: printable bytes stand for themselves, the rest from U+0100 on.
 
-    'A' -> 65, 'Ġ' (U+0120) -> 32 (space), 'Ċ' (U+010A) -> 10 (newline)
+    >>> [byte_of_char()[c] for c in "AĠĊ"]  # 'Ġ' (U+0120) is a space, 'Ċ' (U+010A) a newline
+    [65, 32, 10]
     """
     printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
     chars = {b: chr(b) for b in printable}
@@ -55,7 +60,11 @@ def byte_of_char() -> dict[str, int]:
 
 
 def token_bytes(token: str, as_written: bool) -> bytes:
-    """The bytes a vocabulary entry stands for: 'Ġcapital' -> b' capital'; a special token as written."""
+    """The bytes a vocabulary entry stands for; a special token's as written.
+
+    >>> token_bytes("Ġcapital", as_written=False), token_bytes("<|im_start|>", as_written=True)
+    (b' capital', b'<|im_start|>')
+    """
     if as_written:
         return token.encode("utf-8")
     return token.translate(_to_latin1()).encode("latin-1")  # each stand-in to the character of its byte

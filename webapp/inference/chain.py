@@ -53,7 +53,11 @@ class ChainSettings(Protocol):
 
 
 def check_chain(chain: Sequence[str]) -> tuple[str, ...]:
-    """Return the chain as a tuple if every stage is known and none repeats: ('top_k', 'temperature')."""
+    """Return the chain as a tuple if every stage is known and none repeats.
+
+    >>> check_chain(["top_k", "temperature"])
+    ('top_k', 'temperature')
+    """
     chain = tuple(chain)
     unknown = [name for name in chain if name not in STAGES]
     if unknown:
@@ -75,8 +79,12 @@ def penalise(logits: np.ndarray, window: Sequence[int], generated: Sequence[int]
     z - c * alpha_f - (1 if c > 0 else 0) * alpha_p. `scale` is the temperature the logits are
     already divided by (the penalty then subtracts alpha * T from z, i.e. alpha from z / T).
 
-    logits [2.0, -1.0, 0.5], window [0, 1], generated [1, 1], theta 2, alpha_p 0.5, alpha_f 0.1
-    -> repetition [1.0, -2.0, 0.5]; token 1 (c = 2): -2.0 - 2 * 0.1 - 0.5 = -2.7 -> [1.0, -2.7, 0.5].
+    Repetition theta 2 on tokens 0 and 1 gives [1.0, -2.0, 0.5]; then token 1, generated c = 2 times,
+    gets -2.0 - 2 * 0.1 - 0.5 = -2.7 from alpha_f 0.1 and alpha_p 0.5:
+
+    >>> penalise(np.array([2.0, -1.0, 0.5]), window=[0, 1], generated=[1, 1], repetition=2, presence=0.5,
+    ...          frequency=0.1).tolist()
+    [1.0, -2.7, 0.5]
     """
     z = np.array(logits, dtype=np.float64)  # [n_vocab], a copy
     if repetition is not None and len(window):
@@ -144,8 +152,13 @@ def apply_chain(logits: np.ndarray, s: ChainSettings, window: Sequence[int] = ()
     """Run the stages of s.chain in order; return the final probabilities [n_vocab] and what each stage did.
 
     logits [2, 1, 0], chain (top_k, temperature), top_k 2, T 0.5: top-k sees softmax(z) =
-    [0.665, 0.245, 0.090] and keeps ids 0 and 1; temperature gives softmax([4, 2]) over them ->
-    [0.881, 0.119, 0].
+    [0.665, 0.245, 0.090] and keeps ids 0 and 1; temperature gives softmax([4, 2]) over them.
+
+    >>> from webapp.inference.settings import Settings
+    >>> s = Settings(top_k=2, temperature=0.5, chain=("top_k", "temperature"))
+    >>> probs, stages = apply_chain(np.array([2.0, 1.0, 0.0]), s)
+    >>> probs.round(3).tolist(), [(stage.name, stage.n_kept) for stage in stages]
+    ([0.881, 0.119, 0.0], [('top_k', 2), ('temperature', 2)])
     """
     z = np.asarray(logits, dtype=np.float64)  # [n_vocab]
     t = 1.0  # the temperature the running distribution is at
@@ -189,7 +202,10 @@ def truncation_mask(name: str, probs: np.ndarray, ranked: np.ndarray, setting) -
 def cuts(stages: Sequence[Stage], probs: np.ndarray) -> list[sampling.Cut]:
     """What each truncation stage that is on cut, its mass measured in probs (the distribution at T before any cut).
 
-    probs [0.5, 0.3, 0.2], top-k 2 -> [Cut("top-k", 2, 1, 0.2)].
+    >>> from webapp.inference.settings import Settings
+    >>> probs = np.array([0.5, 0.3, 0.2])
+    >>> cuts(apply_chain(np.log(probs), Settings(top_k=2))[1], probs)
+    [Cut(rule='top-k', setting=2, n_cut=1, mass_cut=0.2)]
     """
     out = []
     for stage in stages:

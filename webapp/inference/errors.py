@@ -16,7 +16,11 @@ def N_(message: str) -> str:  # noqa: N802 (gettext's name for "mark for transla
 
 
 def english(value):
-    """A figure as str(error) writes it: 2000 -> '2,000', 0.5 -> '0.5'; text as it is."""
+    """A figure as str(error) writes it; text as it is.
+
+    >>> english(2000), english(0.5), english("top-k")
+    ('2,000', '0.5', 'top-k')
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
     return f"{value:,}" if isinstance(value, int) else f"{value:g}"
@@ -25,8 +29,9 @@ def english(value):
 class InferenceError(ValueError):
     """A request the core cannot carry out; the message is meant for the user.
 
-    InferenceError(N_("the limit is %(limit)s"), limit=2000): str() -> 'the limit is 2,000';
-    .message -> 'the limit is %(limit)s' (the msgid), .params -> {'limit': 2000}.
+    >>> error = InferenceError(N_("the limit is %(limit)s"), limit=2000)
+    >>> str(error), error.message, error.params  # the English text, the msgid, the figures
+    ('the limit is 2,000', 'the limit is %(limit)s', {'limit': 2000})
     """
 
     def __init__(self, message: str, **params):

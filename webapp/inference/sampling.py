@@ -33,8 +33,12 @@ def check_temperature(temperature: float) -> float:
 def softmax(z: np.ndarray, axis: int = -1, guard: bool = True) -> np.ndarray:
     """Softmax along axis, subtracting the max first so that exp never overflows.
 
-    [1, 2, 3] -> [0.090, 0.245, 0.665]; [1e300, 1e300] -> [0.5, 0.5]; [0, -inf] -> [1, 0];
-    all -inf -> equal shares. Float arrays keep their precision (the models' attention runs in
+    >>> softmax([1, 2, 3]).round(3).tolist()
+    [0.09, 0.245, 0.665]
+    >>> softmax([1e300, 1e300]).tolist(), softmax([0, -np.inf]).tolist(), softmax([-np.inf, -np.inf]).tolist()
+    ([0.5, 0.5], [1.0, 0.0], [0.5, 0.5])
+
+    All -inf gives equal shares. Float arrays keep their precision (the models' attention runs in
     float32); anything else is computed in float64.
 
     guard=False, for a caller whose every row has a finite maximum and nothing near the float range
@@ -68,7 +72,13 @@ def scale(logits: np.ndarray, temperature: float) -> np.ndarray | None:
 
 
 def probabilities(logits: np.ndarray, temperature: float) -> np.ndarray:
-    """Softmax of logits / T; for T = 0 all the mass on the argmax (ties: smaller id)."""
+    """Softmax of logits / T; for T = 0 all the mass on the argmax (ties: smaller id).
+
+    >>> probabilities(np.array([1.0, 3.0, 2.0]), 0.5).round(3).tolist()  # softmax([2, 6, 4])
+    [0.016, 0.867, 0.117]
+    >>> probabilities(np.array([1.0, 3.0, 2.0]), 0).tolist()
+    [0.0, 1.0, 0.0]
+    """
     t = check_temperature(temperature)
     z = np.asarray(logits, dtype=np.float64)  # [n_vocab]
     if t == 0:
@@ -94,6 +104,9 @@ def order(probs: np.ndarray, logits: np.ndarray) -> np.ndarray:
 
     The logit breaks ties among zero probabilities (e.g. at T = 0) so that rows still
     read in the order the model ranked them.
+
+    >>> order(np.array([0.2, 0.5, 0.2, 0.1]), np.array([1.0, 2.0, 1.0, 0.0])).tolist()  # ids 0 and 2 tie
+    [1, 0, 2, 3]
     """
     ids = np.arange(len(probs))
     return np.lexsort((ids, -np.asarray(logits, dtype=np.float64), -probs))
@@ -112,7 +125,8 @@ def top_k_mask(probs: np.ndarray, ranked: np.ndarray, k: int | None) -> np.ndarr
 def top_p_mask(probs: np.ndarray, ranked: np.ndarray, p: float | None) -> np.ndarray:
     """Keep the shortest prefix of the ranking whose probabilities add up to at least p.
 
-    probs [0.5, 0.3, 0.2], p = 0.7 -> keeps the first two (0.8 >= 0.7).
+    >>> top_p_mask(np.array([0.5, 0.3, 0.2]), np.array([0, 1, 2]), 0.7).tolist()  # 0.5 + 0.3 >= 0.7
+    [True, True, False]
     """
     keep = probs > 0
     if p is None or p >= 1:
@@ -150,7 +164,10 @@ class Cut:
 def ranges(probs: np.ndarray, ranked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper ends of each token's range on [0, 1), in ranking order.
 
-    probs of ranked tokens [0.5, 0.3, 0.2] -> lo [0, 0.5, 0.8], hi [0.5, 0.8, 1.0].
+    >>> lo, hi = ranges(np.array([0.5, 0.3, 0.2]), np.array([0, 1, 2]))
+    >>> lo.tolist(), hi.tolist()
+    ([0.0, 0.5, 0.8], [0.5, 0.8, 1.0])
+
     The last upper end is set to exactly 1 so rounding never leaves a gap below 1.
     """
     # The running sum can round above 1 before the last token (0.56 + 0.34 + 0.1 -> 1.0000000000000002):
@@ -164,8 +181,11 @@ def ranges(probs: np.ndarray, ranked: np.ndarray) -> tuple[np.ndarray, np.ndarra
 def layout(probs: np.ndarray, ranked: np.ndarray, range_order: str = "probability") -> np.ndarray:
     """The kept ids in the order their ranges are laid on [0, 1): by ranking, or by id ("vocabulary").
 
-    probs [0.1, 0.2, 0.7]: "probability" -> [2, 1, 0]; "vocabulary" -> [0, 1, 2], the article's
-    "0.0 to 0.1 -> token 0; 0.1 to 0.3 -> token 1; 0.3 to 1.0 -> token 2".
+    >>> probs, ranked = np.array([0.1, 0.2, 0.7]), np.array([2, 1, 0])
+    >>> layout(probs, ranked).tolist(), layout(probs, ranked, "vocabulary").tolist()
+    ([2, 1, 0], [0, 1, 2])
+
+    The second is the article's "0.0 to 0.1 -> token 0; 0.1 to 0.3 -> token 1; 0.3 to 1.0 -> token 2".
     """
     if range_order == "vocabulary":
         return np.flatnonzero(probs > 0)  # [n_kept] ids, ascending
@@ -173,7 +193,11 @@ def layout(probs: np.ndarray, ranked: np.ndarray, range_order: str = "probabilit
 
 
 def pick(hi: np.ndarray, r: float) -> int:
-    """Index of the first range whose upper end is greater than r (r in [0, 1))."""
+    """Index of the first range whose upper end is greater than r (r in [0, 1)).
+
+    >>> pick(np.array([0.5, 0.8, 1.0]), 0.6)  # ranges [0, 0.5), [0.5, 0.8), [0.8, 1): 0.6 is in the second
+    1
+    """
     return min(int(np.searchsorted(hi, r, side="right")), len(hi) - 1)
 
 
@@ -190,7 +214,8 @@ def random_rs(seed: int, step: int, n: int) -> np.ndarray:
 def sample_many(hi: np.ndarray, rs: np.ndarray) -> np.ndarray:
     """How many of the rs land in each range: the pick for every r at once. [n_kept], summing to len(rs).
 
-    hi [0.1, 0.3, 1.0], rs [0.05, 0.2, 0.9, 0.95] -> [1, 1, 2].
+    >>> sample_many(np.array([0.1, 0.3, 1.0]), np.array([0.05, 0.2, 0.9, 0.95])).tolist()
+    [1, 1, 2]
     """
     j = np.minimum(np.searchsorted(hi, rs, side="right"), len(hi) - 1)  # [n], as pick() does for one r
     return np.bincount(j, minlength=len(hi))  # [n_kept]

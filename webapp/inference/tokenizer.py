@@ -11,12 +11,15 @@ sentence starts, and a student reading the chips should see the words as written
 Left out on purpose: subwords and byte fallback. A word outside the vocabulary
 becomes `<unk>`, which is the point of showing this tokenizer to a class.
 
-Example (in a vocabulary that has the words):
+Example, in a vocabulary of a few words:
 
+    >>> tok = WordTokenizer(["<unk>", "<p>", '"', "Mr", ".", "Darcy", ",", "said", "she"])
     >>> tok.encode_ids('"Mr. Darcy," said she.')
-    [7, 42, 4, 380, 5, 7, 57, 26, 4]
-    >>> tok.decode([7, 42, 4, 380, 5, 7, 57, 26, 4])
+    [2, 3, 4, 5, 6, 2, 7, 8, 4]
+    >>> tok.decode([2, 3, 4, 5, 6, 2, 7, 8, 4])
     '"Mr. Darcy," said she.'
+    >>> tok.encode_ids("said Zyxwvut")  # a word outside the vocabulary
+    [7, 0]
 """
 
 from __future__ import annotations
@@ -59,8 +62,8 @@ class Token:
 def split(text: str) -> list[tuple[str, int, int]]:
     """Split text into (piece, start, end) by the rule in the module docstring.
 
-    'Yes--she.\\n\\nNo' -> [('Yes', 0, 3), ('--', 3, 5), ('she', 5, 8), ('.', 8, 9),
-                          ('<p>', 9, 11), ('No', 11, 13)]
+    >>> split("Yes--she.\\n\\nNo")
+    [('Yes', 0, 3), ('--', 3, 5), ('she', 5, 8), ('.', 8, 9), ('<p>', 9, 11), ('No', 11, 13)]
     """
     pieces = []
     for m in _TOKEN.finditer(text):
@@ -150,7 +153,8 @@ class WordTokenizer(VocabularyTokenizer):
     def decode(self, ids: Sequence[int]) -> str:
         """Join tokens with single spaces, except around punctuation and quotes.
 
-        [7, 42, 4, 380, 5, 7] -> '"Mr. Darcy,"' (the second quote closes, so no space before it)
+        The ids of '"', 'Mr', '.', 'Darcy', ',', '"' -> '"Mr. Darcy,"' (the second quote closes, so no
+        space before it)
         """
         return "".join(self.decode_pieces(ids))
 
@@ -161,8 +165,11 @@ class WordTokenizer(VocabularyTokenizer):
 
 
 def join_words(words: Sequence[str]) -> list[str]:
-    """Space token texts as prose, one piece per word: '"', 'Yes', ',', '"' -> ['"', 'Yes', ',', '"']
-    and 'said', 'she' -> ['said', ' she']."""
+    """Space token texts as prose, one piece per word, each with the space that goes before it.
+
+    >>> join_words(['"', "Yes", ",", '"', "said", "she"])
+    ['"', 'Yes', ',', '"', ' said', ' she']
+    """
     out: list[str] = []
     quote_open = False  # straight double quotes alternate: open, close, open...
     glue_next = True  # no space before the first word

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..sampling import probabilities
-from ..step import StepResult
+from .table import StepResult
 
 TEMPERATURES = (0.5, 1.0, 1.5)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import sampling
-from ..step import Row, StepResult
+from .table import Row, StepResult
 
 MAX_EXP = 700.0  # e^700 is near float64's limit; beyond it the example shifts by the largest z/T
 

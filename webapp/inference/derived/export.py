@@ -7,13 +7,14 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 
 from ..machinery import cost
 from ..model import LanguageModel
 from ..settings import Settings
-from ..step import FORCED, N_ROWS, StepResult, encode_prompt, run_step, text_of
+from ..step import encode_prompt, text_of
+from .table import N_ROWS, StepResult, run_step_table
 from .uncertainty import uncertainty
 
 
@@ -96,24 +97,27 @@ def affordable_steps(model: LanguageModel, prompt: str, ids, seconds: float | No
     return cost.affordable_steps(cost.steps_work(model, len(encode_prompt(model, prompt)), len(ids)), seconds)
 
 
-def replay(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = N_ROWS,
-           go_on: Callable[[], bool] | None = None):
+def replay(model: LanguageModel, prompt: str, ids, settings: Settings, given_rs: Sequence[float | None],
+           n_rows: int = N_ROWS, go_on: Callable[[], bool] | None = None):
     """Each generated token's step, recomputed with today's settings as the screen does, with the rows
-    the screen shows: the top n_rows, then the pick and the text's token if they rank below. Each reuses
-    the keys and values of the one before (the KV cache); it stops before a step when go_on() says False."""
+    the screen shows: the top n_rows, then the pick and the text's token if they rank below. Step i
+    draws given_rs[i], or the seeded r where that is None. Each reuses the keys and values of the one
+    before (the KV cache); it stops before a step when go_on() says False."""
     for i, token in enumerate(ids):
         if go_on is not None and not go_on():
             return
-        given = None if isinstance(sources[i], str) else float(sources[i])
-        result = run_step(model, prompt, ids[:i], settings, r=given, n_rows=n_rows)
+        result = run_step_table(model, prompt, ids[:i], settings, r=given_rs[i], n_rows=n_rows)
         yield i, token, result.showing([result.chosen.id, token])
 
 
-def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Settings, n_rows: int = N_ROWS,
-                  seconds: float | None = None, go_on: Callable[[], bool] | None = None) -> dict:
+def trace_to_dict(model: LanguageModel, prompt: str, ids, settings: Settings, *, given_rs: Sequence[float | None],
+                  forced: Sequence[bool], n_rows: int = N_ROWS, seconds: float | None = None,
+                  go_on: Callable[[], bool] | None = None) -> dict:
     """Every generated token's step: settings, r, the pick, the token in the text, the rows on screen.
 
-    sources[i] is SEEDED (picked by the seeded r), FORCED (chosen by hand) or a float (an r typed in).
+    How generated token i came about: given_rs[i] is the r given for its step (typed by the teacher),
+    None where the seeded r picked it; forced[i] is True where it was chosen by hand from the table
+    instead (its step draws the seeded r, whose pick the token replaced).
     Every step is recomputed with today's settings, as the screen does; each reuses the keys and
     values of the one before (the KV cache), so a step runs its new position, not its whole context.
     `seconds` bounds the estimated work (machinery/cost.py): the steps after the last that fits are
@@ -121,13 +125,13 @@ def trace_to_dict(model: LanguageModel, prompt: str, ids, sources, settings: Set
     says False (a deadline), asked before each step.
     """
     steps = []
-    for i, token, result in replay(model, prompt, ids[: affordable_steps(model, prompt, ids, seconds)], sources,
-                                   settings, n_rows, go_on):
+    for i, token, result in replay(model, prompt, ids[: affordable_steps(model, prompt, ids, seconds)], settings,
+                                   given_rs, n_rows, go_on):
         steps.append({
             "step": i, "temperature": settings.temperature, "top_k": settings.top_k, "top_p": settings.top_p,
             "min_p": settings.min_p, "seed": settings.seed, "r": result.r, "r_source": result.r_source,
             "pick": _row(result.chosen), "token_in_text": _row(result.row_of(token)),
-            "forced": sources[i] == FORCED, "rows": [_row(row) for row in result.rows], "rest": asdict(result.rest),
+            "forced": bool(forced[i]), "rows": [_row(row) for row in result.rows], "rest": asdict(result.rest),
             **settings_to_dict(settings), "stages": stages_to_list(result), "uncertainty": uncertainty_to_dict(result),
         })
     n_fit = len(steps)
@@ -152,7 +156,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run suc
 def _cell(value):
     """A CSV cell: text that a spreadsheet would read as a formula gets a leading apostrophe.
 
-    "=1+1" -> "'=1+1", "-" -> "'-", "hello" -> "hello"; numbers stay numbers (-3.2 -> -3.2).
+    >>> _cell("=1+1"), _cell("-"), _cell("hello"), _cell(-3.2)  # numbers stay numbers
+    ("'=1+1", "'-", 'hello', -3.2)
     """
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
@@ -204,21 +209,22 @@ RUN_COLUMNS = ("step", "token", "id", "rank", "prob", "prob_kept", "r", "picked_
 PICKED_BY = {"seed": "seeded r", "given": "typed r"}  # by the step's r_source, unless chosen by hand
 
 
-def run_to_csv(model: LanguageModel, prompt: str, ids, sources, settings: Settings, seconds: float | None = None,
-               go_on: Callable[[], bool] | None = None) -> str:
+def run_to_csv(model: LanguageModel, prompt: str, ids, settings: Settings, *, given_rs: Sequence[float | None],
+               forced: Sequence[bool], seconds: float | None = None, go_on: Callable[[], bool] | None = None) -> str:
     """The whole run as CSV, one line per generated token: its step, the token, its rank and probability
     there, the r of that step, how the token was picked (seeded r, typed r, chosen by hand), the settings.
-    Within a work budget (`seconds`, `go_on`: as trace_to_dict) it stops early, and its last line says so."""
+    given_rs and forced say how each token came about, and `seconds` and `go_on` bound the work, as in
+    trace_to_dict: past the budget it stops early, and its last line says so."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(RUN_COLUMNS)
     s = settings
     n_done = 0
-    for i, token, result in replay(model, prompt, ids[: affordable_steps(model, prompt, ids, seconds)], sources,
-                                   settings, n_rows=0, go_on=go_on):
+    for i, token, result in replay(model, prompt, ids[: affordable_steps(model, prompt, ids, seconds)], settings,
+                                   given_rs, n_rows=0, go_on=go_on):
         n_done = i + 1
         row = result.row_of(token)
-        how = "chosen by hand" if sources[i] == FORCED else PICKED_BY[result.r_source]
+        how = "chosen by hand" if forced[i] else PICKED_BY[result.r_source]
         writer.writerow(_cells([i, row.token, row.id, row.rank, row.prob, row.prob_kept, result.r, how,
                                 s.temperature, s.top_k, s.top_p, s.min_p, s.seed, ",".join(s.chain),
                                 s.repetition_penalty, s.presence_penalty, s.frequency_penalty, s.range_order,

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..model import Inside, LanguageModel
 from ..sampling import softmax
-from ..step import StepResult
+from .table import StepResult
 
 N_NEIGHBOURS = 10
 N_LENS = 5  # top tokens per layer of the lens

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import sampling
-from ..step import StepResult
+from .table import StepResult
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ import numpy as np
 from ..model import LanguageModel
 from ..sampling import softmax
 from ..settings import Settings
-from ..step import StepResult, run_step
+from ..step import run_step
+from .table import StepResult
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,11 @@ def bits(p: float) -> float:
 
 
 def entropy(probs: np.ndarray) -> float:
-    """-sum p log2 p over the tokens with p > 0, in bits: [0.5, 0.5] -> 1.0; [1, 0] -> 0.0."""
+    """-sum p log2 p over the tokens with p > 0, in bits.
+
+    >>> entropy(np.array([0.5, 0.5])), entropy(np.array([1.0, 0.0])), round(entropy(np.array([0.7, 0.2, 0.1])), 3)
+    (1.0, 0.0, 1.157)
+    """
     p = probs[probs > 0]  # [n_kept]
     return float(max(0.0, -(p * np.log2(p)).sum()))
 
@@ -112,9 +117,9 @@ def text_surprise(model: LanguageModel, prompt: str, ids: Sequence[int], setting
     """
     tokens = []
     for i, token in enumerate(ids):
-        result = run_step(model, prompt, ids[:i], settings, r=0.0, n_rows=1)
-        p_model = float(softmax(result.logits)[token])
-        tokens.append(TokenSurprise(int(token), bits(float(result.probs_kept[token])), bits(p_model)))
+        step = run_step(model, prompt, ids[:i], settings, r=0.0)
+        p_model = float(softmax(step.logits)[token])
+        tokens.append(TokenSurprise(int(token), bits(float(step.probs_kept[token])), bits(p_model)))
     total = -math.fsum(t.surprise for t in tokens)
     total_model = -math.fsum(t.surprise_model for t in tokens)
     n = max(len(tokens), 1)

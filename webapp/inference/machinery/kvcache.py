@@ -100,7 +100,8 @@ class KVCache:
 def plan(n: int, sizes: tuple[int, ...]) -> list[tuple[int, int]]:
     """How a window of n positions runs, by the rule in the module docstring: (start, end) of each batch.
 
-    sizes (32,), n 70 -> [(0, 32), (32, 64), (64, 70)]; sizes (16, 1), n 18 -> [(0, 16), (16, 17), (17, 18)]
+    >>> plan(70, (32,)), plan(18, (16, 1))
+    ([(0, 32), (32, 64), (64, 70)], [(0, 16), (16, 17), (17, 18)])
     """
     batches, lo = [], 0
     for size in sizes:
@@ -173,7 +174,11 @@ class KVPool:
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
-    """[5, 9, 2] and [5, 9, 7, 1] -> 2."""
+    """How many ids two lists share at their start.
+
+    >>> _common_prefix([5, 9, 2], [5, 9, 7, 1])
+    2
+    """
     n = min(len(a), len(b))
     if a[:n] == b[:n]:
         return n

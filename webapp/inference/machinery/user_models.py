@@ -68,7 +68,11 @@ def load_user_models(folder: Path | None = None) -> dict[str, LanguageModel]:
 
 
 def model_file_name(path: str | Path) -> str:
-    """The name of a model loaded by path: Foo 1B.Q8_0.gguf -> 'foo-1b.q8_0'."""
+    """The name of a model loaded by path.
+
+    >>> model_file_name("models/Foo 1B.Q8_0.gguf")
+    'foo-1b.q8_0'
+    """
     return re.sub(r"[^a-z0-9._-]+", "-", Path(path).stem.lower()).strip("-") or "gguf-model"
 
 

@@ -6,7 +6,11 @@ import numpy as np
 
 
 def unflatten(flat: dict[str, np.ndarray]) -> dict:
-    """Nest dotted names, numbered parts as lists: {"blocks.0.ln_1.g": a} -> {"blocks": [{"ln_1": {"g": a}}]}."""
+    """Nest dotted names, numbered parts as lists.
+
+    >>> unflatten({"blocks.0.ln_1.g": 1, "blocks.1.ln_1.g": 2, "wte": 3})
+    {'blocks': [{'ln_1': {'g': 1}}, {'ln_1': {'g': 2}}], 'wte': 3}
+    """
     tree: dict = {}
     for key, value in flat.items():
         node = tree

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, request
 
-from ...inference import run_step
+from ...inference import run_step_table
 from ...inference.derived.export import step_to_dict
 from ...inference.derived.inside import BigramView
 from ..stages.inside_panel import build_panel
@@ -20,7 +20,7 @@ def step():
     models = current_app.extensions["models"]
     state = parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
     model = state_model(models, state)
-    result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r)
+    result = run_step_table(model, state.prompt, state.ids, state.settings, r=state.next_r)
     result = result.showing([result.chosen.id])  # as the page shows the step once it is taken
     return step_to_dict(model, result, full=request.args.get("full") == "1")
 
@@ -31,7 +31,7 @@ def inside():
     models = current_app.extensions["models"]
     state = parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
     model = state_model(models, state)
-    result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r)
+    result = run_step_table(model, state.prompt, state.ids, state.settings, r=state.next_r)
     p = build_panel(model, result, state)
     v = p.view
     if isinstance(v, BigramView):

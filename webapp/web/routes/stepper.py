@@ -157,8 +157,9 @@ def export_json():
         state_model(models(), state),
         state.prompt,
         state.ids,
-        state.sources,
         state.settings,
+        given_rs=state.given_rs,
+        forced=state.forced,
         n_rows=n_rows(state),
         seconds=budget_seconds(),
         go_on=within_deadline,
@@ -194,7 +195,14 @@ def export_run_csv():
     state = read_state()
     model = state_model(models(), state)
     csv_text = run_to_csv(
-        model, state.prompt, state.ids, state.sources, state.settings, seconds=budget_seconds(), go_on=within_deadline
+        model,
+        state.prompt,
+        state.ids,
+        state.settings,
+        given_rs=state.given_rs,
+        forced=state.forced,
+        seconds=budget_seconds(),
+        go_on=within_deadline,
     )
     response = current_app.make_response(csv_text)
     response.headers["Content-Type"] = "text/csv; charset=utf-8"

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...inference.chain import PRESETS, STAGES, Stage
+from ...inference.derived.table import StepResult
 from ...inference.errors import N_
-from ...inference.step import StepResult
 from ..i18n.translations import gettext
 
 TITLES = {

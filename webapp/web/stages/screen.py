@@ -6,14 +6,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from ...inference import LanguageModel, Row, StepResult, run_step
+from ...inference import LanguageModel, Row, StepResult, run_step_table
 from ...inference.article import ArticleModel
 from ...inference.derived import explain
 from ...inference.derived.compare import Comparison, at_temperatures
 from ...inference.derived.many import ManySample, sample_many
+from ...inference.derived.table import N_ROWS
 from ...inference.derived.uncertainty import TextSurprise, Uncertainty, text_surprise, uncertainty
 from ...inference.errors import N_
-from ...inference.step import MAX_TOKENS, N_ROWS, generated_pieces
+from ...inference.step import MAX_TOKENS, generated_pieces
 from ..i18n.filters import pick_digits, range_digits
 from ..i18n.labels import token_labels
 from ..i18n.translations import gettext, ngettext
@@ -313,7 +314,7 @@ def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepR
     if shown is None:
         before = state.ids if i is None else state.ids[:i]
         r = None if i is None else state.given_r(i)
-        shown = run_step(model, state.prompt, before, state.settings, r=r, n_rows=n_rows(state))
+        shown = run_step_table(model, state.prompt, before, state.settings, r=r, n_rows=n_rows(state))
     if i is not None:  # the pick and the text's token get rows of their own, and the rest leaves them out
         shown = shown.showing([shown.chosen.id, state.ids[i]])
     pieces = tuple(map(Piece.of, generated_pieces(model, state.prompt, state.ids), state.sources))
@@ -323,6 +324,6 @@ def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepR
 def take_step(models: Mapping[str, LanguageModel], state: State) -> tuple[State, StepResult]:
     """The state after one step from state, and the step: draw r (or take the teacher's), pick, append."""
     model = state_model(models, state)
-    result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
+    result = run_step_table(model, state.prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
     source = SEEDED if state.next_r is None else state.next_r
     return state.branched(len(state.ids), result.chosen.id, source), result

@@ -13,16 +13,18 @@ from ...inference.article import ARTICLE, ArticleModel, ArticleScores
 from ...inference.chain import DEFAULT_CHAIN, STAGES
 from ...inference.errors import N_
 from ...inference.model import Tokenizer
-from ...inference.step import FORCED, MAX_PROMPT_CHARS, MAX_TOKENS, SEEDED
+from ...inference.step import MAX_PROMPT_CHARS, MAX_TOKENS
 from ..i18n.languages import LANGUAGES
 from .state import (
     DEFAULT_PROMPT,
     DEFAULT_SEED,
+    FORCED,
     MAX_QUERY_CHARS,
     MAX_TEMPERATURE,
     MAX_TOP_K,
     PENALTIES,
     SAMPLE_MANY,
+    SEEDED,
     InvalidInput,
     State,
 )

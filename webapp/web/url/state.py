@@ -14,7 +14,11 @@ from urllib.parse import quote_plus
 from ...inference import InferenceError, LanguageModel, Settings, get_model
 from ...inference.article import ARTICLE, ArticleModel, ArticleScores
 from ...inference.chain import DEFAULT_CHAIN
-from ...inference.step import FORCED, SEEDED
+
+# How a generated token came about, as the URL records it in `src`; a float in their place is an r
+# the teacher typed in.
+SEEDED = "s"  # picked by the seeded r: default_rng([seed, i]).random()
+FORCED = "f"  # chosen by hand from the table
 
 DEFAULT_PROMPT = "It is a truth universally acknowledged, that a single man"
 DEFAULT_SEED = 1
@@ -174,6 +178,16 @@ class State:
         """The r the teacher typed for step i, if any."""
         source = self.sources[i]
         return None if isinstance(source, str) else source
+
+    @property
+    def given_rs(self) -> tuple[float | None, ...]:
+        """The r the teacher typed for each generated token, else None: src 's,f,0.25' -> (None, None, 0.25)."""
+        return tuple(self.given_r(i) for i in range(len(self.ids)))
+
+    @property
+    def forced(self) -> tuple[bool, ...]:
+        """Whether each generated token was chosen by hand from the table: src 's,f,0.25' -> (False, True, False)."""
+        return tuple(source == FORCED for source in self.sources)
 
     def branched(self, i: int, token_id: int, source: str | float) -> State:
         """Put token_id at generation index i and drop what came after: i = len(ids) appends."""
