@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--profile", action="store_true", help="also print where the time goes (cProfile)")
     args = parser.parse_args(argv)
 
-    app = create_app({"RESPONSE_CACHE_BYTES": 0})
+    app = create_app()  # the answer cache on, as served: it reads each state once, and no new Step is in it
     client = app.test_client()
     models = app.extensions["models"]
     names = args.model or [name for name in DEFAULT_MODELS if name in models]
