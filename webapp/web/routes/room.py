@@ -26,6 +26,7 @@ from ..classroom import room_support as rs
 from ..i18n.translations import gettext as _
 from ..i18n.translations import lang_param
 from ..serving.htmx import is_htmx
+from ..serving.policy import Work, costs
 from ..stages.screen import build_screen
 from ..url import share
 from ..url.links import public_base, public_url, share_url, state_links
@@ -52,6 +53,7 @@ def join_url(code: str) -> str:
 
 
 @bp.post("/room")
+@costs(Work.NONE)
 def start():
     """Start a room from the screen the teacher is on; only this browser gets the teacher's key."""
     rs.check_origin()
@@ -88,6 +90,7 @@ def start():
 
 
 @bp.get("/room/<code>/teach")
+@costs(Work.NONE)
 def teach(code: str):
     """The teacher's screen: the stepper, as the room last stored it, and the room panel."""
     room = rs.teacher_room(code)
@@ -129,6 +132,7 @@ def panel_context(room: Room) -> dict:
 
 
 @bp.get("/room/<code>/panel")
+@costs(Work.NONE)
 def panel(code: str):
     """The teacher's room panel (the teacher's page refreshes its counts with it)."""
     room = rs.teacher_room(code)
@@ -136,6 +140,7 @@ def panel(code: str):
 
 
 @bp.get("/room/<code>/live")
+@costs(Work.NONE)
 def live(code: str):
     """How many students are in the room and, while a vote is open, how many have voted."""
     room = rs.teacher_room(code)
@@ -144,6 +149,7 @@ def live(code: str):
 
 
 @bp.post("/room/<code>/state")
+@costs(Work.NONE)
 def publish(code: str):
     """Store the teacher's new screen (the stepper URL it was pushed to) for the students to follow."""
     rs.check_origin()
@@ -156,6 +162,7 @@ def publish(code: str):
 
 
 @bp.post("/room/<code>/settings")
+@costs(Work.NONE)
 def settings(code: str):
     """Turn class votes or the leaderboard on or off."""
     rs.check_origin()
@@ -200,6 +207,7 @@ def counter(state: State, round_: int):
 
 
 @bp.get("/room/<code>/qr.svg")
+@costs(Work.NONE)
 def qr_code(code: str):
     """A QR code of the join address (the code only: never the teacher's key)."""
     room = rs.find_room(code)
@@ -207,6 +215,7 @@ def qr_code(code: str):
 
 
 @bp.get("/room/<code>/results.json")
+@costs(Work.NONE)
 def results_json(code: str):
     """The room's rounds as data, for the teacher: votes counted, the tally, the pick."""
     room = rs.teacher_room(code)
@@ -238,6 +247,7 @@ def results_json(code: str):
 
 
 @bp.get("/join")
+@costs(Work.NONE)
 def join_form():
     """The join form: the room's code (filled in from the QR code) and an optional nickname."""
     code = codes.normalise_code(request.args.get("code", "")) or ""
@@ -245,6 +255,7 @@ def join_form():
 
 
 @bp.post("/join")
+@costs(Work.NONE)
 def join():
     """Join a room: a student id in a cookie scoped to the room, then the room's screen."""
     rs.check_origin()
@@ -308,6 +319,7 @@ def follow_context(room: Room) -> dict:
 
 
 @bp.get("/room/<code>")
+@costs(Work.NONE)
 def follow(code: str):
     """A student's screen: the teacher's, the vote when it is open, their own record."""
     room = rs.find_room(code)
@@ -319,6 +331,7 @@ def follow(code: str):
 
 
 @bp.get("/room/<code>/screen")
+@costs(Work.NONE)
 def follow_screen(code: str):
     """The teacher's screen as students' panels (room_polls.py answers 304s and repeats before this)."""
     room = rs.find_room(code)
@@ -338,6 +351,7 @@ def round_status(room: Room) -> str:
 
 
 @bp.get("/room/<code>/me")
+@costs(Work.NONE)
 def me(code: str):
     """The student's own part: their vote on the open round and their record."""
     room = rs.find_room(code)
@@ -348,6 +362,7 @@ def me(code: str):
 
 
 @bp.post("/room/<code>/vote")
+@costs(Work.NONE)
 def vote(code: str):
     """A student's guess at the next token; a second one on the same step replaces the first."""
     rs.check_origin()
