@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from urllib.parse import urlencode
 
 import pytest
@@ -12,9 +13,11 @@ from webapp.inference.machinery import cost
 from webapp.web import create_app
 from webapp.web.serving.policy import Cache, Work, check_declared, costs, undeclared
 
-from .markup import HTMX
+from .markup import HTMX, parse
 
 MODEL = "austen-transformer"
+ORIGIN = {"Origin": "http://localhost"}
+LONG = "/?" + urlencode({"prompt": "It is a truth", "model": MODEL, "ids": ",".join(map(str, range(10, 210)))})
 
 
 def test_every_route_declares_its_policy(app):
@@ -77,14 +80,59 @@ def test_a_shared_answer_is_kept_and_a_private_one_is_not(app):
 
 
 @pytest.fixture(scope="module")
-def tight(app):
-    """An app whose budget is below one cold window of the transformer."""
-    window = cost.step_work(app.extensions["models"][MODEL], range(130)).seconds
-    return create_app({"TESTING": True, "MODELS": app.extensions["models"], "WORK_BUDGET_SECONDS": window / 2})
+def rooms(app, tmp_path_factory):
+    """Two apps on one room store: one with the usual budget, one below a cold window of the transformer."""
+    store = f"sqlite:///{tmp_path_factory.mktemp('rooms') / 'rooms.sqlite3'}"
+    models = app.extensions["models"]
+    window = cost.step_work(models[MODEL], range(130)).seconds
+    usual = create_app({"TESTING": True, "MODELS": models, "ROOM_STORE": store})
+    tight = create_app({"TESTING": True, "MODELS": models, "ROOM_STORE": store, "WORK_BUDGET_SECONDS": window / 2})
+    return usual, tight
 
 
-def test_a_step_as_htmx_is_charged_for_colouring_the_text_by_surprise(tight):
+def start_long_room(usual, tight):
+    """A room started on the usual app from a long text; the tight app's client holds the teacher's key."""
+    answer = usual.test_client().post("/room", data={"from": LONG}, headers=ORIGIN)
+    assert answer.status_code == 303
+    code = answer.headers["Location"].split("/")[2]
+    key = re.search(r"tbt_teacher=([^;]+)", answer.headers["Set-Cookie"]).group(1)
+    teacher = tight.test_client()
+    teacher.set_cookie("tbt_teacher", key, path=f"/room/{code}")
+    return code, teacher
+
+
+def room_now(usual, code: str) -> tuple:
+    room = usual.extensions["room_store"].get(code, 0)
+    return room.version, room.state
+
+
+@pytest.mark.parametrize("page", ["/room/{code}/teach", "/room/{code}/screen"])
+def test_a_room_page_over_the_budget_is_refused_and_the_room_stays(rooms, page):
+    usual, tight = rooms
+    code, teacher = start_long_room(usual, tight)
+    before = room_now(usual, code)
+    response = teacher.get(page.format(code=code))
+    assert response.status_code == 422
+    message = parse(response.get_data(as_text=True)).find("p", "error-message").text()
+    assert "positions of austen-transformer" in message and "limit for one request" in message
+    assert room_now(usual, code) == before
+    assert usual.test_client().get(page.format(code=code)).status_code != 422, "within the usual budget"
+
+
+def test_a_long_text_posted_to_a_room_is_refused_and_the_room_stays(rooms):
+    usual, tight = rooms
+    code, teacher = start_long_room(usual, tight)
+    before = room_now(usual, code)
+    answer = teacher.post(f"/room/{code}/state", data={"url": LONG.replace("/?", "/step?"), "action": "step"},
+                          headers={**ORIGIN, **HTMX})
+    assert answer.status_code == 422 and answer.headers["HX-Retarget"] == "#error"
+    assert room_now(usual, code) == before
+    assert tight.test_client().post("/room", data={"from": LONG}, headers=ORIGIN).status_code == 422
+
+
+def test_a_step_as_htmx_is_charged_for_colouring_the_text_by_surprise(rooms):
     """The new screen colours every generated token by its surprise: each of their steps again."""
+    _usual, tight = rooms
     ids = ",".join(str(i) for i in range(10, 50))
     step = "/step?" + urlencode({"prompt": "It is a truth", "model": MODEL, "ids": ids})
     client = tight.test_client()

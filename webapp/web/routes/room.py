@@ -8,6 +8,10 @@ GET  /join, POST /join       a student joins with the code and an optional nickn
 GET  /room/CODE              a student's screen: the teacher's, the vote, their record (works without JS)
 GET  /room/CODE/screen       what students poll: 304 while the version is the same, else the panels
 POST /room/CODE/vote         a student's guess: a token id, or a typed word
+
+A page that shows the teacher's screen is charged by the work budget for the room's stored state,
+and a POST for the stepper URL in its form (the @costs under each route); none is kept by the
+answer cache: each reads the store and cookies.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from ..classroom import room_support as rs
 from ..i18n.translations import gettext as _
 from ..i18n.translations import lang_param
 from ..serving.htmx import is_htmx
-from ..serving.policy import Work, costs
+from ..serving.policy import Extra, Work, costs
 from ..stages.screen import build_screen
 from ..url import share
 from ..url.links import public_base, public_url, share_url, state_links
@@ -53,7 +57,7 @@ def join_url(code: str) -> str:
 
 
 @bp.post("/room")
-@costs(Work.NONE)
+@costs(Work.STEP, extras=Extra.NONE, state=rs.posted_step("from"))
 def start():
     """Start a room from the screen the teacher is on; only this browser gets the teacher's key."""
     rs.check_origin()
@@ -90,7 +94,7 @@ def start():
 
 
 @bp.get("/room/<code>/teach")
-@costs(Work.NONE)
+@costs(Work.SCREEN, state=rs.stored_state)
 def teach(code: str):
     """The teacher's screen: the stepper, as the room last stored it, and the room panel."""
     room = rs.teacher_room(code)
@@ -149,7 +153,7 @@ def live(code: str):
 
 
 @bp.post("/room/<code>/state")
-@costs(Work.NONE)
+@costs(Work.STEP, extras=Extra.NONE, state=rs.posted_step("url"))  # a revealed round is counted from that step
 def publish(code: str):
     """Store the teacher's new screen (the stepper URL it was pushed to) for the students to follow."""
     rs.check_origin()
@@ -162,7 +166,7 @@ def publish(code: str):
 
 
 @bp.post("/room/<code>/settings")
-@costs(Work.NONE)
+@costs(Work.SCREEN, extras=Extra.NONE, state=rs.stored_state)  # a revealed round is counted from its step
 def settings(code: str):
     """Turn class votes or the leaderboard on or off."""
     rs.check_origin()
@@ -319,7 +323,7 @@ def follow_context(room: Room) -> dict:
 
 
 @bp.get("/room/<code>")
-@costs(Work.NONE)
+@costs(Work.SCREEN, state=rs.stored_state)
 def follow(code: str):
     """A student's screen: the teacher's, the vote when it is open, their own record."""
     room = rs.find_room(code)
@@ -331,7 +335,7 @@ def follow(code: str):
 
 
 @bp.get("/room/<code>/screen")
-@costs(Work.NONE)
+@costs(Work.SCREEN, state=rs.stored_state)
 def follow_screen(code: str):
     """The teacher's screen as students' panels (room_polls.py answers 304s and repeats before this)."""
     room = rs.find_room(code)
