@@ -59,9 +59,9 @@ def screen_ids(state: State) -> tuple[int, ...]:
 
 
 def charged_state(policy: Policy) -> State | None:
-    """The state whose passes the request runs: the route's own, or the one its action moves to.
+    """The state whose passes the request runs: the route's own, or the screen its action moves to.
 
-    None when it runs none: an action answered with a redirect, or a room's page that shows no screen.
+    None when it runs none: a route that reads no state, an action answered with a redirect.
     """
     state = policy.state() if policy.state is not None else None
     if state is None or policy.moves_to is None:

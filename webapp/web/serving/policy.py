@@ -79,17 +79,17 @@ class Policy:
     extras: Extra
     cache: Cache
     reads: tuple[str, ...]  # query parameters besides the state that its answer depends on
-    state: Callable[[], State | None] | None  # the state to charge; None: the route reads none
+    state: Callable[[], State] | None  # finds the state to charge; None: the route reads none
     moves_to: Callable[[State], State] | None  # an action's new state, from the state it is taken from
 
 
 def costs(work: Work, *, extras: Extra | None = None, cache: Cache = Cache.PRIVATE, reads: tuple[str, ...] = (),
-          state: Callable[[], State | None] | None = from_query,
+          state: Callable[[], State] | None = from_query,
           moves_to: Callable[[State], State] | None = None) -> Callable:
     """Declare on the view what a request to it may cost and how its answer may be cached.
 
-    `extras` defaults to what a screen adds for a route that shows one (SCREEN, STEP, ACTION), else none.
-    `state` returns the state to charge, or None when the request will not compute (a redirect).
+    `extras` defaults to what a screen adds for a route that shows one (SCREEN, STEP, ACTION), else none;
+    `state` finds the state the request is charged for (None: the route reads no state).
     """
     if (work is Work.ACTION) != (moves_to is not None):
         raise ValueError("an action, and only an action, names the state it moves to")
