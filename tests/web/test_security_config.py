@@ -9,6 +9,7 @@ import pytest
 
 from webapp.serve import production_app
 from webapp.web import create_app
+from webapp.web.serving.policy import Work, costs
 from webapp.web.serving.security import MAX_QUERY_BYTES, check_frame_ancestors
 
 from .markup import HTMX, parse
@@ -134,10 +135,12 @@ def failing_app(models):
     app.logger.disabled = True  # the traceback goes to the server's log, not to the browser
 
     @app.get("/boom")
+    @costs(Work.NONE)
     def boom():
         raise RuntimeError("secret detail /etc/passwd")
 
     @app.get("/api/boom")
+    @costs(Work.NONE)
     def api_boom():
         raise KeyError("secret")
 

@@ -14,7 +14,7 @@ from .classroom.student_polls import StudentPolls
 from .i18n import filters, translations
 from .routes import api, room
 from .routes import stepper as views
-from .serving import budget, cache, compress, fetched, security
+from .serving import budget, cache, compress, fetched, policy, security
 from .serving import error_pages as errors
 from .serving.indent import StripIndent
 from .url import paths
@@ -60,4 +60,5 @@ def create_app(config: dict | None = None) -> Flask:
     room_support.configure(app)
     app.wsgi_app = StudentPolls(app.wsgi_app, app)  # students' polls answered before Flask where they can be
     app.register_blueprint(room.bp)
+    policy.check_declared(app)  # every route says what it may cost and how it may be cached
     return app

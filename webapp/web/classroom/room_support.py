@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl, urlsplit
 
@@ -134,19 +135,44 @@ def state_of(room: Room) -> State:
                        current_app.config["DEFAULT_MODEL"])
 
 
+def stored_state() -> State:
+    """The state the room named in the URL stores, which its pages show (the work budget charges it)."""
+    return state_of(find_room(request.view_args["code"]))
+
+
+def read_url(url: str) -> tuple[State, bool]:
+    """The state in a stepper URL's query, and whether the URL is a Step from it."""
+    parts = urlsplit(url)
+    state = parse_state(MultiDict(parse_qsl(parts.query, keep_blank_values=True)), current_app.extensions["models"],
+                        current_app.config["DEFAULT_MODEL"])
+    return state, parts.path == url_for("stepper.step")
+
+
 def state_from_url(url: str) -> State:
     """The screen a stepper URL shows, for students: no presenter mode or guide.
 
     '/?prompt=...&ids=4,2,9' is that state; '/step?...&ids=4,2&predict=1' is the address of a hidden
     pick (views.public_url), the screen after Step from it: the pick is taken again, the same one.
     """
-    parts = urlsplit(url)
-    models = current_app.extensions["models"]
-    state = parse_state(MultiDict(parse_qsl(parts.query, keep_blank_values=True)), models,
-                        current_app.config["DEFAULT_MODEL"])
-    if parts.path == url_for("stepper.step"):
-        state, _ = take_step(models, state)
+    state, is_step = read_url(url)
+    if is_step:
+        state, _ = take_step(current_app.extensions["models"], state)
     return replace(state, present=False, guide=False)
+
+
+def step_from_url(url: str) -> State:
+    """The state whose next step a stepper URL's screen is, found without running it (for the work budget).
+
+    '/step?...&ids=4,2' -> ids (4, 2): the Step reads both; '/?...&ids=4,2,9' -> ids (4, 2): the
+    screen shows the step that picked 9, which read the ids before it.
+    """
+    state, is_step = read_url(url)
+    return state if is_step or state.shown is None else state.truncated(state.shown)
+
+
+def posted_step(field: str) -> Callable[[], State]:
+    """What finds the state whose next step the stepper URL posted in `field` is (see step_from_url)."""
+    return lambda: step_from_url(request.form.get(field, ""))
 
 
 def encode_state(state: State) -> str:

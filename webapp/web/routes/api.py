@@ -7,18 +7,19 @@ from flask import Blueprint, current_app, request
 from ...inference import run_step_table
 from ...inference.derived.export import step_to_dict
 from ...inference.derived.inside import BigramView
+from ..serving.policy import Cache, Extra, Work, costs, from_query
 from ..stages.inside_panel import build_panel
-from ..url.parse import parse_state
 from ..url.state import state_model
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
 @bp.get("/step")
+@costs(Work.STEP, extras=Extra.NONE, cache=Cache.SHARED, reads=("full",))
 def step():
     """Return the step after the given ids: logits, probabilities, ranges, r and the pick."""
     models = current_app.extensions["models"]
-    state = parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
+    state = from_query()
     model = state_model(models, state)
     result = run_step_table(model, state.prompt, state.ids, state.settings, r=state.next_r)
     result = result.showing([result.chosen.id])  # as the page shows the step once it is taken
@@ -26,10 +27,11 @@ def step():
 
 
 @bp.get("/inside")
+@costs(Work.STEP, extras=Extra.WINDOW, cache=Cache.SHARED)
 def inside():
     """Return the panel's numbers: neighbours, attention per layer and head, and the lens, for the step after ids."""
     models = current_app.extensions["models"]
-    state = parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
+    state = from_query()
     model = state_model(models, state)
     result = run_step_table(model, state.prompt, state.ids, state.settings, r=state.next_r)
     p = build_panel(model, result, state)
@@ -52,6 +54,7 @@ def inside():
 
 
 @bp.get("/models")
+@costs(Work.NONE, cache=Cache.SHARED, state=None)
 def list_models():
     """List the models with their vocabulary and context sizes."""
     models = current_app.extensions["models"]

@@ -8,6 +8,10 @@ GET  /join, POST /join       a student joins with the code and an optional nickn
 GET  /room/CODE              a student's screen: the teacher's, the vote, their record (works without JS)
 GET  /room/CODE/screen       what students poll: 304 while the version is the same, else the panels
 POST /room/CODE/vote         a student's guess: a token id, or a typed word
+
+A page that shows the teacher's screen is charged by the work budget for the room's stored state,
+and a POST for the stepper URL in its form (the @costs under each route); none is kept by the
+answer cache: each reads the store and cookies.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from ..classroom import room_support as rs
 from ..i18n.translations import gettext as _
 from ..i18n.translations import lang_param
 from ..serving.htmx import is_htmx
+from ..serving.policy import Extra, Work, costs
 from ..stages.page import screen_context
 from ..stages.screen import build_screen
 from ..url import share
@@ -53,6 +58,7 @@ def join_url(code: str) -> str:
 
 
 @bp.post("/room")
+@costs(Work.STEP, extras=Extra.NONE, state=rs.posted_step("from"))
 def start():
     """Start a room from the screen the teacher is on; only this browser gets the teacher's key."""
     rs.check_origin()
@@ -89,6 +95,7 @@ def start():
 
 
 @bp.get("/room/<code>/teach")
+@costs(Work.SCREEN, state=rs.stored_state)
 def teach(code: str):
     """The teacher's screen: the stepper, as the room last stored it, and the room panel."""
     room = rs.teacher_room(code)
@@ -130,6 +137,7 @@ def panel_context(room: Room) -> dict:
 
 
 @bp.get("/room/<code>/panel")
+@costs(Work.NONE)
 def panel(code: str):
     """The teacher's room panel (the teacher's page refreshes its counts with it)."""
     room = rs.teacher_room(code)
@@ -137,6 +145,7 @@ def panel(code: str):
 
 
 @bp.get("/room/<code>/live")
+@costs(Work.NONE)
 def live(code: str):
     """How many students are in the room and, while a vote is open, how many have voted."""
     room = rs.teacher_room(code)
@@ -145,6 +154,7 @@ def live(code: str):
 
 
 @bp.post("/room/<code>/state")
+@costs(Work.STEP, extras=Extra.NONE, state=rs.posted_step("url"))  # a revealed round is counted from that step
 def publish(code: str):
     """Store the teacher's new screen (the stepper URL it was pushed to) for the students to follow."""
     rs.check_origin()
@@ -157,6 +167,7 @@ def publish(code: str):
 
 
 @bp.post("/room/<code>/settings")
+@costs(Work.SCREEN, extras=Extra.NONE, state=rs.stored_state)  # a revealed round is counted from its step
 def settings(code: str):
     """Turn class votes or the leaderboard on or off."""
     rs.check_origin()
@@ -201,6 +212,7 @@ def counter(state: State, round_: int):
 
 
 @bp.get("/room/<code>/qr.svg")
+@costs(Work.NONE)
 def qr_code(code: str):
     """A QR code of the join address (the code only: never the teacher's key)."""
     room = rs.find_room(code)
@@ -208,6 +220,7 @@ def qr_code(code: str):
 
 
 @bp.get("/room/<code>/results.json")
+@costs(Work.NONE)
 def results_json(code: str):
     """The room's rounds as data, for the teacher: votes counted, the tally, the pick."""
     room = rs.teacher_room(code)
@@ -239,6 +252,7 @@ def results_json(code: str):
 
 
 @bp.get("/join")
+@costs(Work.NONE)
 def join_form():
     """The join form: the room's code (filled in from the QR code) and an optional nickname."""
     code = codes.normalise_code(request.args.get("code", "")) or ""
@@ -246,6 +260,7 @@ def join_form():
 
 
 @bp.post("/join")
+@costs(Work.NONE)
 def join():
     """Join a room: a student id in a cookie scoped to the room, then the room's screen."""
     rs.check_origin()
@@ -309,6 +324,7 @@ def follow_context(room: Room) -> dict:
 
 
 @bp.get("/room/<code>")
+@costs(Work.SCREEN, state=rs.stored_state)
 def follow(code: str):
     """A student's screen: the teacher's, the vote when it is open, their own record."""
     room = rs.find_room(code)
@@ -320,6 +336,7 @@ def follow(code: str):
 
 
 @bp.get("/room/<code>/screen")
+@costs(Work.SCREEN, state=rs.stored_state)
 def follow_screen(code: str):
     """The teacher's screen as students' panels (room_polls.py answers 304s and repeats before this)."""
     room = rs.find_room(code)
@@ -339,6 +356,7 @@ def round_status(room: Room) -> str:
 
 
 @bp.get("/room/<code>/me")
+@costs(Work.NONE)
 def me(code: str):
     """The student's own part: their vote on the open round and their record."""
     room = rs.find_room(code)
@@ -349,6 +367,7 @@ def me(code: str):
 
 
 @bp.post("/room/<code>/vote")
+@costs(Work.NONE)
 def vote(code: str):
     """A student's guess at the next token; a second one on the same step replaces the first."""
     rs.check_origin()

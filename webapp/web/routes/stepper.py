@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import segno
-from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
 from ...fetch import fetchable
 from ...inference import UnknownModel, get_model
@@ -17,12 +17,13 @@ from ..serving import fetched
 from ..serving.budget import budget_seconds, within_deadline
 from ..serving.fetched import fetch_command
 from ..serving.htmx import is_htmx
+from ..serving.policy import Cache, Extra, Work, answers_with_screen, costs, from_query
 from ..stages import folds, panels
 from ..stages.page import screen_context
 from ..stages.screen import build_screen, n_rows, take_step
 from ..url import share
 from ..url.links import language_links, public_url, share_url, state_links
-from ..url.parse import model_name, parse_search, parse_state, parse_token
+from ..url.parse import model_name, parse_search, parse_token
 from ..url.share import reach
 from ..url.state import FORCED, MAX_TEMPERATURE, InvalidInput, State, state_model
 
@@ -52,12 +53,10 @@ def read_state() -> State:
     A language the browser chose (no `lang=` in the URL) goes into the state unless it is English,
     so that the screen's links keep it; an English screen's links stay as they always were.
     """
-    default = current_app.config["DEFAULT_MODEL"]
     try:
-        # The answer cache has read this request's state already for its key (cache.canonical_query).
-        state = g.get("checked_state") or parse_state(request.args, models(), default)
+        state = from_query()  # read once: the answer cache and the work budget have read it already
     except UnknownModel as e:  # fetched.register has already looked for one fetched meanwhile
-        raise fetched.not_here(model_name(request.args, default), e) from None
+        raise fetched.not_here(model_name(request.args, current_app.config["DEFAULT_MODEL"]), e) from None
     language = current_language()
     return state if state.lang or language == DEFAULT_LANGUAGE else replace(state, lang=language)
 
@@ -92,18 +91,38 @@ def moved_to(state: State, asked: State, shown=None, animate: bool = False):
     A hidden pick is shown where it was taken, without a redirect: the address that names it
     would give the answer away (see public_url).
     """
-    if is_htmx() or state.pick_hidden:
+    if answers_with_screen(state):
         return render_screen(state, shown, animate, asked)
     return redirect(state.url(url_for(".show")), code=303)
 
 
+def back_from(state: State) -> State:
+    """Back: the text without its last token, showing the step before."""
+    return state.truncated(len(state.ids) - 1)
+
+
+def reset_from(state: State) -> State:
+    """Reset: no generated tokens, the prompt and settings kept."""
+    return state.truncated(0)
+
+
+def chosen_from(state: State) -> State:
+    """Choose: the token in the query at the shown step instead of the pick; what came after it is dropped."""
+    token = parse_token(request.args, state_model(models(), state).tokenizer)
+    i = len(state.ids) if state.shown is None else state.shown
+    return state.branched(i, token, FORCED)
+
+
+# `shown`: what the screen shows of a few panels, which an htmx answer then leaves out (panels.py)
 @bp.get("/")
+@costs(Work.SCREEN, cache=Cache.SHARED, reads=("shown",))
 def show():
     """Show the screen for the state in the query string."""
     return render_screen(read_state())
 
 
 @bp.get("/step")
+@costs(Work.STEP, cache=Cache.SHARED, reads=("shown",))
 def step():
     """Take one step: draw r (or take the teacher's), pick a token, append it."""
     asked = read_state()
@@ -112,29 +131,31 @@ def step():
 
 
 @bp.get("/back")
+@costs(Work.ACTION, moves_to=back_from, cache=Cache.SHARED, reads=("shown",))
 def back():
     """Remove the last generated token and show the step before."""
     state = read_state()
-    return moved_to(state.truncated(len(state.ids) - 1), state)
+    return moved_to(back_from(state), state)
 
 
 @bp.get("/reset")
+@costs(Work.ACTION, moves_to=reset_from, cache=Cache.SHARED, reads=("shown",))
 def reset():
     """Clear the generated tokens, keeping the prompt and settings."""
     state = read_state()
-    return moved_to(state.truncated(0), state)
+    return moved_to(reset_from(state), state)
 
 
 @bp.get("/choose")
+@costs(Work.ACTION, moves_to=chosen_from, cache=Cache.SHARED, reads=("token", "shown"))
 def choose():
     """Force a token at the shown step instead of the pick; what came after it is dropped."""
     state = read_state()
-    token = parse_token(request.args, state_model(models(), state).tokenizer)
-    i = len(state.ids) if state.shown is None else state.shown
-    return moved_to(state.branched(i, token, FORCED), state)
+    return moved_to(chosen_from(state), state)
 
 
 @bp.get("/fold/<name>")
+@costs(Work.SCREEN, cache=Cache.SHARED)
 def fold(name: str):
     """One folded section of the screen (a worked example, the chart's numbers): its body for htmx, else a page."""
     section = folds.find(name)
@@ -150,6 +171,7 @@ def fold(name: str):
 
 
 @bp.get("/export.json")
+@costs(Work.EXPORT, cache=Cache.SHARED)
 def export_json():
     """Download every step of the text so far as JSON."""
     state = read_state()
@@ -170,6 +192,7 @@ def export_json():
 
 
 @bp.get("/export.csv")
+@costs(Work.SCREEN, extras=Extra.NONE, cache=Cache.SHARED)
 def export_csv():
     """Download the logits table on screen as CSV."""
     screen = build_screen(models(), read_state())
@@ -180,6 +203,7 @@ def export_csv():
 
 
 @bp.get("/export-chain.csv")
+@costs(Work.SCREEN, extras=Extra.NONE, cache=Cache.SHARED)
 def export_chain_csv():
     """Download the sampler chain of the step on screen as CSV: each stage's figures, the range order, uncertainty."""
     screen = build_screen(models(), read_state())
@@ -190,6 +214,7 @@ def export_chain_csv():
 
 
 @bp.get("/export-run.csv")
+@costs(Work.EXPORT, cache=Cache.SHARED)
 def export_run_csv():
     """Download the whole run as CSV: one line per generated token, with its r, how it was picked, the settings."""
     state = read_state()
@@ -211,6 +236,7 @@ def export_run_csv():
 
 
 @bp.get("/qr.svg")
+@costs(Work.NONE, cache=Cache.SHARED)
 def qr_code():
     """A QR code of this screen's link, for students' phones."""
     try:
@@ -220,6 +246,7 @@ def qr_code():
 
 
 @bp.get("/vocab")
+@costs(Work.NONE, cache=Cache.SHARED, state=None, reads=("model", "q"))
 def vocabulary():
     """Search the model's vocabulary: id, token and, where known, how often it occurred."""
     name, query = parse_search(request.args, current_app.config["DEFAULT_MODEL"])
@@ -230,6 +257,7 @@ def vocabulary():
 
 
 @bp.get("/healthz")
+@costs(Work.NONE)
 def healthz():
     """Answer that the server is up."""
     return {"status": "ok"}

@@ -1,7 +1,11 @@
 """A bounded cost for every request: its work known before it starts, a deadline, and few heavy ones at once.
 
-Before a view runs a forward pass, the work it will do is estimated from the state alone
-(machinery/cost.py: positions to run x the model's cost per position, less what the KV cache holds):
+Each route declares where it is defined which forward passes a request to it may ask for (policy.py:
+none, the step on screen, a new step, an action's new screen, every step again for an export, and
+the extras its state adds: inside=1 the window again, surprise=1 every generated token's step
+again); a room's page names the room's stored state to charge, a room's POST the stepper URL in its
+form. Before the view runs, that work is estimated from the state alone (machinery/cost.py:
+positions to run x the model's cost per position, less what the KV cache holds):
 
 - beyond WORK_BUDGET_SECONDS the request is refused with a 422 that says how much work it asked
   for and what to shorten (in the page: the error fragment; the screen stays as it was). An export
@@ -22,7 +26,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from flask import Flask, abort, current_app, g, request
+from flask import Flask, abort, current_app, g
 
 from ...inference import InferenceError
 from ...inference.machinery import cost
@@ -30,21 +34,14 @@ from ...inference.step import encode_prompt
 from ..i18n.filters import fixed, thousands
 from ..i18n.translations import gettext as _
 from ..i18n.translations import ngettext
-from ..url.parse import parse_state
 from ..url.state import State, state_model
-from .htmx import is_htmx
+from .policy import Extra, Policy, Work, answers_with_screen, request_policy
 
 WORK_BUDGET_SECONDS = 1.0  # estimated; the estimate is on the slow side, so a request takes less
 HEAVY_SECONDS = 0.05  # a Step of the bundled models is a few milliseconds; one of SmolLM2 is heavy
 HEAVY_REQUESTS = 1  # per process: one process computes on one core at a time anyway
 DEADLINE_SECONDS = 1.0  # wall-clock: on a busy machine the same work takes longer; a step may follow it
 RETRY_AFTER_SECONDS = 2
-
-# Views that run forward passes, and which ids each one's pass reads after the prompt's.
-SCREEN_ENDPOINTS = ("stepper.show", "stepper.fold", "stepper.export_csv", "stepper.export_chain_csv")
-STEP_ENDPOINTS = ("stepper.step", "api.step", "api.inside")
-ACTION_ENDPOINTS = ("stepper.back", "stepper.reset", "stepper.choose")  # a redirect, or the new screen for htmx
-EXPORT_ENDPOINTS = ("stepper.export_json", "stepper.export_run_csv")  # every generated token's step again
 
 
 @dataclass(frozen=True)
@@ -56,48 +53,56 @@ class Budget:
     deadline_seconds: float = DEADLINE_SECONDS
 
 
-def context_ids(endpoint: str, state: State) -> tuple[int, ...]:
-    """The generated ids the view's forward pass reads, before the step it shows or takes.
+def screen_ids(state: State) -> tuple[int, ...]:
+    """The generated ids the step on screen read: ids (5, 9, 2) -> (5, 9), the step that picked 2; none -> ()."""
+    return state.ids if state.shown is None else state.ids[: state.shown]
 
-    ids (5, 9, 2): Step reads all three; the page shows the step that picked 2, which read (5, 9);
-    Back shows the step that picked 9, which read (5,).
+
+def charged_state(policy: Policy) -> State | None:
+    """The state whose passes the request runs: the route's own, or the screen its action moves to.
+
+    None when it runs none: a route that reads no state, an action answered with a redirect.
     """
-    ids = state.ids
-    if endpoint in STEP_ENDPOINTS:
-        return ids
-    if endpoint == "stepper.back":
-        return ids[: max(0, len(ids) - 2)]
-    if endpoint == "stepper.reset":
-        return ()
-    if endpoint == "stepper.choose":
-        return ids if state.shown is None else ids[: state.shown]
-    return () if state.shown is None else ids[: state.shown]
+    state = policy.state() if policy.state is not None else None
+    if state is None or policy.moves_to is None:
+        return state
+    moved = policy.moves_to(state)
+    return moved if answers_with_screen(moved) else None  # a redirect: its page is charged when asked for
 
 
-def request_work(endpoint: str, budget: Budget) -> tuple[cost.Work, str] | None:
+def extras_work(policy: Policy, state: State, model, ids: list[int], n_prompt: int, n_generated: int) -> cost.Work:
+    """What the state adds to the step: the window again (inside=1), every generated token's step (surprise=1)."""
+    work = cost.Work()
+    if Extra.WINDOW in policy.extras or (Extra.INSIDE in policy.extras and state.inside):
+        work = work + cost.step_work(model, ids)  # the window again, whole, its insides kept
+    if Extra.SURPRISE in policy.extras and state.surprise:
+        work = sum(cost.steps_work(model, n_prompt, n_generated), work)
+    return work
+
+
+def request_work(policy: Policy, budget: Budget) -> tuple[cost.Work, str] | None:
     """The work the view will do, and what it is in words; None if no forward pass (or the state is bad:
     the view will say why)."""
-    if endpoint in ACTION_ENDPOINTS and not is_htmx():
-        return None  # a redirect to the new state's page, which is charged when it is asked for
-    models = current_app.extensions["models"]
+    if policy.work is Work.NONE:
+        return None
     try:
-        state = g.get("checked_state") or parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
-        model = state_model(models, state)
+        state = charged_state(policy)
+        if state is None:
+            return None
+        model = state_model(current_app.extensions["models"], state)
         prompt_ids = [t.id for t in encode_prompt(model, state.prompt)]
     except InferenceError:
         return None
-    if endpoint in EXPORT_ENDPOINTS:
+    if policy.work is Work.EXPORT:
         works = cost.steps_work(model, len(prompt_ids), len(state.ids))
         total = sum((w for w in works), cost.Work())
         return cost.Work(total.positions, total.passes, min(total.seconds, budget.seconds)), _("export")
-    ids = [*prompt_ids, *context_ids(endpoint, state)]
+    new_step = policy.work is Work.STEP
+    ids = [*prompt_ids, *(state.ids if new_step else screen_ids(state))]
     work = cost.step_work(model, ids)
     if work.seconds > budget.heavy_seconds:  # worth asking what the KV cache holds
         work = cost.step_work(model, ids, cost.cached_positions(model, ids))
-    if endpoint == "api.inside" or state.inside:  # the window again, whole, its insides kept
-        work = work + cost.step_work(model, ids)
-    if state.surprise and endpoint not in STEP_ENDPOINTS:  # every generated token's step again
-        work = sum(cost.steps_work(model, len(prompt_ids), len(state.ids)), work)
+    work = work + extras_work(policy, state, model, ids, len(prompt_ids), len(state.ids) + new_step)
     return work, ngettext("%(num)s position of %(model)s", "%(num)s positions of %(model)s", work.positions,
                           model=model.name)
 
@@ -154,13 +159,13 @@ def register(app: Flask) -> None:
         seconds=float(app.config.get("WORK_BUDGET_SECONDS", WORK_BUDGET_SECONDS)),
         heavy_seconds=float(app.config.get("HEAVY_SECONDS", HEAVY_SECONDS)),
         deadline_seconds=float(app.config.get("DEADLINE_SECONDS", DEADLINE_SECONDS)))
-    endpoints = {*SCREEN_ENDPOINTS, *STEP_ENDPOINTS, *ACTION_ENDPOINTS, *EXPORT_ENDPOINTS}
 
     @app.before_request
     def charge():
-        if request.endpoint not in endpoints:
+        policy = request_policy()
+        if policy is None:
             return
-        estimate = request_work(request.endpoint, budget)
+        estimate = request_work(policy, budget)
         if estimate is None:
             return
         work, what = estimate

@@ -6,10 +6,14 @@ asks for the same few addresses again and again: every student who scans the QR 
 teacher's screen, and every student who follows along presses Step on the same state. The first
 request renders; the rest are answered from here, for about what /healthz costs.
 
+Each route declares where it is defined whether its answer is such a pure function of its URL
+(policy.py: Cache.SHARED) and which query parameters it reads besides the state; only those
+routes' answers are kept. Room pages, POSTs and anything that reads cookies or a store are never kept.
+
 The key is everything a view reads, and nothing else: the root path and the path, the checked
 state written back as the page writes it (State.query_string: a parameter no view reads never makes
-a new key, and "temperature=1" and "temperature=1.0" share one), the few other parameters an
-endpoint reads, the host and scheme (the share link and the QR code name them), the page's language
+a new key, and "temperature=1" and "temperature=1.0" share one), the few other parameters the
+route declares, the host and scheme (the share link and the QR code name them), the page's language
 (from `lang=`, else the browser's Accept-Language: translations.py), whether htmx asks (fragments or
 the page) and whether gzip is accepted. A request whose state does not check out is
 not looked up at all: the view answers its error, and errors are never kept. Only 200 and 303
@@ -24,29 +28,13 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, g, request
 
 from ...inference import InferenceError
 from ..i18n.translations import current_language
-from ..url.parse import parse_state
 from .compress import accepts_gzip
+from .policy import Cache, Policy, request_policy
 
-# Endpoints whose answer is a pure function of the state, and the other parameters each reads.
-STATE_ENDPOINTS = {
-    # `shown`: what the screen shows of a few panels, which an htmx answer then leaves out (panels.py)
-    "stepper.show": ("shown",),
-    "stepper.step": ("shown",),
-    "stepper.back": ("shown",),
-    "stepper.reset": ("shown",),
-    "stepper.choose": ("token", "shown"),
-    "stepper.qr_code": (),
-    "stepper.export_json": (),
-    "stepper.export_csv": (),
-    "api.step": ("full",),
-    "stepper.fold": (),
-}
-OTHER_ENDPOINTS = {"stepper.vocabulary": ("model", "q"), "api.list_models": ()}
-CACHED_ENDPOINTS = frozenset(STATE_ENDPOINTS) | frozenset(OTHER_ENDPOINTS)
 KEPT_STATUSES = (200, 303)
 DEFAULT_BYTES = 32 * 2**20  # per process: about 3,500 gzipped step answers of ~9 KB with their headers
 
@@ -112,29 +100,28 @@ class ResponseCache:
                 self.bytes -= dropped.size + key_size(dropped_key)
 
 
-def canonical_query(endpoint: str) -> str | None:
-    """The query as the views read it: the checked state, then the endpoint's other parameters.
+def canonical_query(policy: Policy) -> str | None:
+    """The query as the view reads it: the checked state, then the other parameters the route declares.
 
     "?x=1&temperature=1&model=austen-bigram" and "?model=austen-bigram&temperature=1.0" -> the same;
     None when the state does not check out (the view will say why).
     """
     args = request.args  # UTF-8 and within its size: security.check_requests ran first
     parts = []
-    if endpoint in STATE_ENDPOINTS:
+    if policy.state is not None:
         try:
-            state = parse_state(args, current_app.extensions["models"], current_app.config["DEFAULT_MODEL"])
+            state = policy.state()  # kept for the work budget (budget.py) and the view, which read it next
         except InferenceError:
             return None
-        g.checked_state = state  # for the work budget (budget.py), which reads it next
         parts.append(state.query_string())
-    for name in STATE_ENDPOINTS.get(endpoint) or OTHER_ENDPOINTS.get(endpoint, ()):
+    for name in policy.reads:
         if name in args:
             parts.append(f"{name}={args[name]!r}")
     return "&".join(parts)
 
 
-def request_key(endpoint: str) -> tuple | None:
-    query = canonical_query(endpoint)
+def request_key(policy: Policy) -> tuple | None:
+    query = canonical_query(policy)
     if query is None:
         return None
     headers = request.headers
@@ -164,9 +151,10 @@ def register(app: Flask) -> None:
 
     @app.before_request
     def answer_from_cache():
-        if request.method != "GET" or request.endpoint not in CACHED_ENDPOINTS:
+        policy = request_policy()
+        if request.method != "GET" or policy is None or policy.cache is not Cache.SHARED:
             return None
-        key = request_key(request.endpoint)
+        key = request_key(policy)
         if key is None:
             return None
         kept = cache.get(key)
