@@ -20,6 +20,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from webapp.serve import production_app
+from webapp.web.serving.policy import Work, costs
 
 PAYLOADS = {
     "img-onerror": "<img src=x onerror=\"document.title='pwned'\">",
@@ -177,6 +178,7 @@ def failing_server() -> Iterator[str]:
     app.logger.disabled = True
 
     @app.get("/boom")
+    @costs(Work.NONE)
     def boom():
         raise RuntimeError("secret detail from /etc/passwd")
 
