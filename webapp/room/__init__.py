@@ -8,6 +8,7 @@ small store interface (store.py) with two backends, which backends.py opens from
 
     codes.py   join codes, teacher keys, student ids, nicknames
     rounds.py  when a vote opens and closes, from what the teacher's screen shows
+    teacher.py the teacher's change stored with what it does to the vote, retried when changes race
     votes.py   tallies, the histogram beside the model, shares, surprise in bits, records
     guess.py   a typed word to exactly one token of the model's vocabulary, or why not
 """

@@ -23,8 +23,8 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from ...inference.errors import N_
 from ...room import codes
 from ...room.guess import guess_token
-from ...room.rounds import next_round
 from ...room.store import Room, RoomsFull, Vote
+from ...room.teacher import RoomGone, TeacherScreen, TooManyChanges, apply_change
 from ...room.votes import histogram, leaderboard, other_votes, round_result
 from ..classroom import room_support as rs
 from ..i18n.translations import gettext as _
@@ -189,19 +189,16 @@ def settings(code: str):
 
 
 def apply(room: Room, state: State, action: str, **changes) -> Room:
-    """Store the new screen and whatever it does to the vote; count a round the teacher revealed."""
-    store = rs.store()
-    for _attempt in range(MAX_ATTEMPTS):
-        change = next_round(replace(room, **changes), *rs.step_keys(state))
-        fields = {"state": rs.encode_state(state), "action": action, **changes, **change.fields()}
-        if change.revealed:
-            updated = store.close_round(room, rs.now(), change.revealed, counter(state, change.revealed), **fields)
-        else:
-            updated = store.update(room, rs.now(), **fields)
-        if updated is not None:
-            return updated
-        room = rs.find_room(room.code)  # another change came first: decide again from it
-    abort(409, description=_("the room changed too often at once; try again."))
+    """Store the teacher's new screen and whatever it does to the vote (room/teacher.py)."""
+    hidden, shown = rs.step_keys(state)
+    screen = TeacherScreen(state=rs.encode_state(state), hidden_key=hidden, shown_key=shown,
+                           count=lambda round_: counter(state, round_))
+    try:
+        return apply_change(rs.store(), room, screen, action, rs.now(), **changes)
+    except RoomGone:
+        return rs.find_room(room.code)  # says so, with the usual 404
+    except TooManyChanges:
+        abort(409, description=_("the room changed too often at once; try again."))
 
 
 def counter(state: State, round_: int):
