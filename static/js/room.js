@@ -26,8 +26,13 @@
     htmx.ajax("POST", m.dataset.roomPublish, { source: m, swap: "none", values: { url: url, action: action } });
   });
 
+  // The same round: the student's ballot (a choice, a word being typed) stays as it is.
   function withoutBallot(html) {
-    return html.replace(/<section id="ballot"[\s\S]*?<\/section>/, "");
+    var parsed = document.createElement("template");
+    parsed.innerHTML = html;
+    var ballot = parsed.content.getElementById("ballot");
+    if (ballot) ballot.remove();
+    return parsed.innerHTML;
   }
 
   // A new round: nobody has voted on it yet, so the student's own part need not be asked for.

@@ -121,3 +121,29 @@ def test_a_student_without_javascript_follows_by_reloading_and_votes(browser: Br
     expect(teacher.locator(".share-picked")).to_contain_text("of 1")
     student.reload()
     expect(student.locator(".my-record")).to_contain_text("of 1")
+
+
+def test_a_word_being_typed_on_the_ballot_stays_while_the_room_changes_in_the_same_round(
+    browser: Browser, room_server: Server
+) -> None:
+    url = room_server.url
+    teacher, code = start_room(new_context(browser, url, viewport=PROJECTOR), url)
+    cleo = join(new_context(browser, url, viewport=PHONE), url, code, "Cleo")
+    teacher.get_by_role("button", name="Class votes: off").click()
+    expect(teacher.get_by_role("button", name="Class votes: on")).to_be_visible()
+    step(teacher)
+    expect(cleo.locator("#ballot").get_by_role("heading", name="What comes next?")).to_be_visible()
+    cleo.get_by_label("or type a word").fill("her")
+
+    def new_screen(response) -> bool:
+        return response.url.endswith(f"/room/{code}/screen") and response.status == 200
+
+    with cleo.expect_response(new_screen) as screen:  # the room's version moves on, its round stays
+        teacher.get_by_role("button", name="Leaderboard: off").click()
+    assert screen.value.headers["x-room-round"] == "1-open"
+    expect(cleo.get_by_label("or type a word")).to_have_value("her")
+
+    with teacher.expect_response(re.compile(r"/state$")):
+        teacher.get_by_role("button", name="Reveal").click()
+    step(teacher)  # a new round: a fresh ballot
+    expect(cleo.get_by_label("or type a word")).to_have_value("")
