@@ -43,14 +43,14 @@ FOLDS = {
     for name, template in [
         ("worked-encode", "explain/_encode.html"),
         ("worked-logits", "logits:stages/_forward.html"),
-        ("worked-softmax", "explain/_softmax.html"),
+        ("worked-softmax", "chart:stages/_softmax.html"),
         ("worked-sampling", "explain/_sampling.html"),
         ("worked-uncertainty", "explain/_uncertainty.html"),
         ("worked-decode", "explain/_decode.html"),
         ("worked-inside-bigram", "panels/_inside.html"),
         ("worked-inside-attention", "panels/_inside.html"),
         ("worked-inside-lens", "panels/_inside.html"),
-        ("chart-numbers", "panels/_chart.html"),
+        ("chart-numbers", "chart:stages/_softmax.html"),
     ]
 }
 

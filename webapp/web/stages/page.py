@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from . import forward
+from . import forward, softmax
 from .screen import Screen
 
 
@@ -25,6 +25,11 @@ class Stages:
     def logits(self) -> forward.LogitsPanel:
         """Stage 2, the forward pass: the logits table."""
         return forward.present(self.screen)
+
+    @cached_property
+    def chart(self) -> softmax.ChartPanel:
+        """Stage 3, softmax and temperature: the chart of the probabilities."""
+        return softmax.present(self.screen)
 
 
 def screen_context(screen: Screen) -> dict:

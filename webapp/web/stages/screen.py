@@ -9,7 +9,6 @@ from functools import cached_property
 from ...inference import LanguageModel, Row, StepResult, run_step_table
 from ...inference.article import ArticleModel
 from ...inference.derived import explain
-from ...inference.derived.compare import Comparison, at_temperatures
 from ...inference.derived.many import ManySample, sample_many
 from ...inference.derived.table import N_ROWS
 from ...inference.derived.uncertainty import TextSurprise, Uncertainty, text_surprise, uncertainty
@@ -82,7 +81,6 @@ class Screen:
     model: LanguageModel
     result: StepResult
     pieces: tuple[Piece, ...]  # the generated tokens as the text shows them
-    comparison: Comparison
 
     # The table's rows ask these again and again (a Step, about 300 times): each is computed once.
     @cached_property
@@ -156,11 +154,6 @@ class Screen:
         """The logits table's rows, each with its marks (table_view.py)."""
         return table_view.table_rows(self.result.rows, self)
 
-    @cached_property
-    def chart(self) -> table_view.Chart:
-        """The softmax chart's rows: their places and bar lengths (table_view.py)."""
-        return table_view.chart(self.result.rows, self, self.state.present)
-
     @property
     def rows_below(self) -> tuple[Row, ...]:
         """Rows shown under the top ones: the pick and the text's token when they rank below them."""
@@ -192,10 +185,6 @@ class Screen:
     def hidden(self) -> bool:
         """Predict, then reveal: the step's numbers and pick stay hidden until Reveal."""
         return self.state.predict and not self.state.revealed
-
-    @cached_property
-    def softmax_example(self) -> explain.SoftmaxExample | None:
-        return explain.softmax_example(self.result)
 
     @property
     def cuts(self) -> tuple:
@@ -318,7 +307,7 @@ def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepR
     if i is not None:  # the pick and the text's token get rows of their own, and the rest leaves them out
         shown = shown.showing([shown.chosen.id, state.ids[i]])
     pieces = tuple(map(Piece.of, generated_pieces(model, state.prompt, state.ids), state.sources))
-    return Screen(state, model, shown, pieces, at_temperatures(shown))
+    return Screen(state, model, shown, pieces)
 
 
 def take_step(models: Mapping[str, LanguageModel], state: State) -> tuple[State, StepResult]:
