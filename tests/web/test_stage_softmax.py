@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.inference.step import Row
+from webapp.inference.derived.table import Row
 from webapp.web.stages import softmax
 from webapp.web.stages.screen import build_screen
 from webapp.web.url.parse import parse_state
