@@ -16,7 +16,7 @@ from ...inference import Row
 from ..i18n.filters import general, num, pct, span, thousands
 from ..i18n.labels import token_label
 from ..i18n.translations import template_gettext as _
-from ..i18n.translations import template_ngettext
+from ..i18n.translations import template_ngettext as ngettext
 from .folds import FoldView, fold_view
 from .screen import Screen
 from .table_view import TableRow
@@ -136,7 +136,7 @@ def present(screen: Screen) -> LogitsPanel:
 
 def _read(screen: Screen) -> Markup:
     step = screen.result
-    return template_ngettext(
+    return ngettext(
         "The model read %(num)s token and gave each of the %(vocab)s tokens of its vocabulary a logit z.",
         "The model read %(num)s tokens and gave each of the %(vocab)s tokens of its vocabulary a logit z.",
         len(step.context_ids) - step.window_start,
@@ -148,26 +148,26 @@ def _rows_note(screen: Screen) -> Markup:
     """Which rows the table shows: the top ones, and the pick and the text's token from further down."""
     n_top, below = screen.result.n_top, screen.rows_below
     if len(below) > 1:
-        return template_ngettext(
+        return ngettext(
             "Here are the top %(num)s, then the picked token and the token the text has from further down.",
             "Here are the top %(num)s, then the picked token and the token the text has from further down.",
             n_top,
         )
     if below and screen.picked_beyond:
-        return template_ngettext(
+        return ngettext(
             "Here are the top %(num)s, then the picked token from further down.",
             "Here are the top %(num)s, then the picked token from further down.",
             n_top,
         )
     if below:
-        return template_ngettext(
+        return ngettext(
             "Here are the top %(num)s, then the token the text has from further down.",
             "Here are the top %(num)s, then the token the text has from further down.",
             n_top,
         )
     if screen.taken:
-        return template_ngettext("Here are the top %(num)s.", "Here are the top %(num)s.", n_top)
-    return template_ngettext(
+        return ngettext("Here are the top %(num)s.", "Here are the top %(num)s.", n_top)
+    return ngettext(
         "Here are the top %(num)s for the next token.", "Here are the top %(num)s for the next token.", n_top
     )
 
