@@ -41,7 +41,7 @@ def _fold(template: str, name: str) -> Fold:
 FOLDS = {
     name: _fold(template, name)
     for name, template in [
-        ("worked-encode", "explain/_encode.html"),
+        ("worked-encode", "tokens:stages/_encode.html"),
         ("worked-logits", "logits:stages/_forward.html"),
         ("worked-softmax", "explain/_softmax.html"),
         ("worked-sampling", "explain/_sampling.html"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from . import forward
+from . import encode, forward
 from .screen import Screen
 
 
@@ -20,6 +20,11 @@ class Stages:
 
     def __init__(self, screen: Screen):
         self.screen = screen
+
+    @cached_property
+    def tokens(self) -> encode.TokensPanel:
+        """Stage 1, encode: the prompt's tokens as chips."""
+        return encode.present(self.screen)
 
     @cached_property
     def logits(self) -> forward.LogitsPanel:
