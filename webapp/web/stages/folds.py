@@ -46,7 +46,7 @@ FOLDS = {
         ("worked-softmax", "explain/_softmax.html"),
         ("worked-sampling", "explain/_sampling.html"),
         ("worked-uncertainty", "explain/_uncertainty.html"),
-        ("worked-decode", "explain/_decode.html"),
+        ("worked-decode", "text:stages/_decode.html"),
         ("worked-inside-bigram", "panels/_inside.html"),
         ("worked-inside-attention", "panels/_inside.html"),
         ("worked-inside-lens", "panels/_inside.html"),

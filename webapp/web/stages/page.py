@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from . import encode, forward
+from . import decode, encode, forward
 from .screen import Screen
 
 
@@ -30,6 +30,11 @@ class Stages:
     def logits(self) -> forward.LogitsPanel:
         """Stage 2, the forward pass: the logits table."""
         return forward.present(self.screen)
+
+    @cached_property
+    def text(self) -> decode.TextPanel:
+        """Stage 5, decode: the text so far."""
+        return decode.present(self.screen)
 
 
 def screen_context(screen: Screen) -> dict:
