@@ -19,7 +19,7 @@ from ...inference.errors import N_
 from ...inference.step import FORCED, generated_pieces
 from ..i18n.filters import fixed, num
 from ..i18n.labels import token_label
-from ..i18n.translations import gettext, template_ngettext
+from ..i18n.translations import SLOT, filler, gettext, template_ngettext
 from ..i18n.translations import template_gettext as _
 from ..url.paths import path_for
 from .folds import FoldView, fold_view
@@ -210,19 +210,19 @@ def _buttons(screen: Screen, shown: tuple[Piece, ...], surprise: TextSurprise | 
 def _titles(shown: tuple[Piece, ...], surprise: TextSurprise | None) -> list[Markup]:
     """Each button's tooltip, 'step 3, surprise 2.10 bits, chosen by hand'; its words translated once."""
     # Translators: the parts of a generated token's tooltip: "step 3, surprise 2.10 bits, chosen by hand".
-    step = _("step %(i)s", i="%(i)s")
-    bits = _(", surprise %(bits)s bits", bits="%(bits)s")
+    step = filler(_("step %(i)s", i=SLOT))
+    bits = filler(_(", surprise %(bits)s bits", bits=SLOT))
     by_hand = _(", chosen by hand")
-    typed = _(", r typed: %(r)s", r="%(r)s")
+    typed = filler(_(", r typed: %(r)s", r=SLOT))
     titles = []
     for i, piece in enumerate(shown):
-        title = step % {"i": i}
+        title = step(i)
         if surprise:
-            title += bits % {"bits": fixed(surprise.tokens[i].surprise, 2)}
+            title += bits(fixed(surprise.tokens[i].surprise, 2))
         if piece.forced:
             title += by_hand
         elif piece.typed_r is not None:
-            title += typed % {"r": piece.typed_r}
+            title += typed(piece.typed_r)
         titles.append(title)
     return titles
 

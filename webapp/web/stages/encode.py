@@ -18,8 +18,8 @@ from markupsafe import Markup
 from ...inference.tokenizer import Token
 from ..i18n.filters import thousands
 from ..i18n.labels import token_label
+from ..i18n.translations import SLOT, filler, template_ngettext
 from ..i18n.translations import template_gettext as _
-from ..i18n.translations import template_ngettext
 from .folds import FoldView, fold_view
 from .screen import Screen
 
@@ -109,12 +109,12 @@ def _counts(n_prompt: int, n_generated: int, n_vocab: int) -> Markup:
 
 def _prompt_chips(tokens: tuple[Token, ...], window_start: int, vocab_url: str) -> tuple[PromptChip, ...]:
     """The prompt's chips; each title's words translated once (a prompt can be dozens of tokens)."""
-    known = _("token id %(id)s", id="%(id)s")
-    unknown = _("not in the vocabulary: %(word)s", word="%(word)s")
+    known = filler(_("token id %(id)s", id=SLOT))
+    unknown = filler(_("not in the vocabulary: %(word)s", word=SLOT))
     return tuple(
         PromptChip(
             css_class=chip_class("chip", unk=t.unk, outside=i < window_start),
-            title=unknown % {"word": t.source} if t.unk else known % {"id": t.id},
+            title=unknown(t.source) if t.unk else known(t.id),
             href=f"{vocab_url}&q={quote(t.text)}#t-{t.id}",  # quote as Jinja's urlencode does: '/' kept
             label=token_label(t.text),
             source=t.source if t.unk else None,
@@ -128,12 +128,12 @@ def _generated_chips(screen: Screen) -> tuple[GeneratedChip, ...]:
     """The generated tokens' chips, the last one new; the pick on screen is '?' while it is hidden."""
     ids, labels = screen.state.ids, screen.labels
     n_prompt, window_start = len(screen.result.prompt_tokens), screen.result.window_start
-    title = _("generated, token id %(id)s", id="%(id)s")
+    title = filler(_("generated, token id %(id)s", id=SLOT))
     hidden_at = screen.shown if screen.hidden else None
     return tuple(
         GeneratedChip(
             css_class=chip_class("chip chip-generated", new=j == len(ids) - 1, outside=n_prompt + j < window_start),
-            title=title % {"id": i},
+            title=title(i),
             hidden=j == hidden_at,
             label=labels[i],
             id=i,
