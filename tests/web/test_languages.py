@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import doctest
+
 import pytest
 from babel.numbers import format_decimal
 
 from webapp.web import create_app
+from webapp.web.i18n import translations
 from webapp.web.i18n.languages import LANGUAGES
+from webapp.web.i18n.translations import SLOT, filler, template_gettext
 
 from .markup import HTMX, hidden_fields, parse, query_of
 from .seeded import BASE, error_text, joined, page, url
@@ -239,3 +243,16 @@ def test_a_description_from_a_data_file_is_text_not_markup(app):
         app.preprocess_request()
         written = app.jinja_env.from_string("{{ data_text(d) }}").render(d="<b>Loaded from /tmp/50%</b>")
     assert written == "&lt;b&gt;Loaded from /tmp/50%&lt;/b&gt;"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_message_filled_row_by_row_reads_as_underscore_writes_it(app, lang):
+    """filler: a message translated once with SLOT in it, then filled for each row, is `_()` of that row's value."""
+    assert doctest.testmod(translations).failed == 0
+    rows = [("token id %(id)s", "id", 4211), ("not in the vocabulary: %(word)s", "word", "<b>&'"),
+            (", r typed: %(r)s", "r", 0.25), ("step %(i)s", "i", 0)]
+    with app.test_request_context(url("/", lang=lang)):
+        app.preprocess_request()
+        for message, name, value in rows:
+            fill = filler(template_gettext(message, **{name: SLOT}))
+            assert fill(value) == template_gettext(message, **{name: value})

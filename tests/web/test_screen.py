@@ -1,5 +1,5 @@
 """The rules a screen computes for its templates, tested directly: which row is picked, chosen, beyond
-the table or offers "choose", whether the teacher typed r, and how each generated piece of text splits."""
+the table or offers "choose", and whether the teacher typed r (the text's pieces: test_stage_decode.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ import math
 import pytest
 
 from webapp.fetch import SOURCES, fetchable
-from webapp.inference import run_step_table, text_of
-from webapp.web.stages.screen import Piece, build_screen
+from webapp.inference import run_step_table
+from webapp.web.stages.screen import build_screen
 from webapp.web.url.parse import parse_state
-from webapp.web.url.state import FORCED, SEEDED
 
 from .markup import logits_rows, parse
 from .seeded import BASE, PROMPT, SETTINGS, joined, other_than, page
@@ -22,44 +21,6 @@ def screen_of(app, **params):
     return build_screen(models, parse_state(params, models, app.config["DEFAULT_MODEL"]))
 
 
-@pytest.mark.parametrize(
-    ("text", "source", "piece"),
-    [
-        (" universally", SEEDED, Piece(space=" ", word="universally", forced=False, typed_r=None)),
-        (",", FORCED, Piece(space="", word=",", forced=True, typed_r=None)),
-        ("\n\n", 0.25, Piece(space="\n\n", word="", forced=False, typed_r=0.25)),
-        (" \nShe", SEEDED, Piece(space=" \n", word="She", forced=False, typed_r=None)),
-        ("  two", 0.0, Piece(space="  ", word="two", forced=False, typed_r=0.0)),
-    ],
-)
-def test_a_piece_splits_into_its_space_and_its_word(text, source, piece):
-    assert Piece.of(text, source) == piece
-    assert piece.space + piece.word == text
-
-
-@pytest.mark.parametrize(
-    ("text", "kind", "mark"),
-    [(" universally", None, ""), ("\n\n", "paragraph", "¶"), ("\n", "line", "↵"), (" ", "space", "␣"),
-     ("", "partial", "◌")],
-)
-def test_a_piece_without_a_word_has_its_own_mark(text, kind, mark):
-    """A line break and bytes of an unfinished character ('💀' over two tokens: '' then '💀') read apart."""
-    piece = Piece.of(text, SEEDED)
-    assert (piece.kind, piece.mark) == (kind, mark)
-
-
-def test_the_text_explains_each_mark_it_uses(app, client):
-    models = app.extensions["models"]
-    if "smollm2-135m" not in models:
-        pytest.skip("smollm2-135m is not fetched")
-    tokenizer = models["smollm2-135m"].tokenizer
-    skull = [t.id for t in tokenizer.encode("💀")]  # three tokens: two that complete nothing, then '💀'
-    doc = page(client, model="smollm2-135m", prompt="Hi", ids=joined([tokenizer.id_of("\n"), *skull]))
-    assert [b.text() for b in doc.by_id("text").find_all("button", "gen")] == ["↵", "◌", "◌", "💀"]
-    note = " ".join(doc.by_id("text").find("p", "text-marks").text().split())
-    assert note.startswith("↵ a line break; ◌ bytes that do not make a whole character yet")
-
-
 def test_an_earlier_step_viewed_again_is_not_appended(client, three):
     def note(**params) -> str:
         doc = page(client, **BASE, ids=joined(three), **params)
@@ -68,12 +29,6 @@ def test_an_earlier_step_viewed_again_is_not_appended(client, three):
     latest, earlier = note(), note(at="0")
     assert "appended to the text. The next step reads it too." in latest
     assert "appended" not in earlier and "generated token 1 of 3: every step after it read it too." in earlier
-
-
-def test_the_screens_pieces_are_the_generated_text_with_their_sources(app, model, three):
-    screen = screen_of(app, **BASE, ids=joined(three), src="s,f,0.5")
-    assert PROMPT + "".join(p.space + p.word for p in screen.pieces) == text_of(model, PROMPT, three)
-    assert [(p.forced, p.typed_r) for p in screen.pieces] == [(False, None), (True, None), (False, 0.5)]
 
 
 def test_before_a_step_nothing_is_picked_and_every_row_can_be_chosen(app):

@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from babel.support import NullTranslations, Translations
 from flask import Flask, g, request
 from flask_babel import Babel
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ...inference import InferenceError
 from ..serving.vary import add_vary
@@ -113,6 +113,23 @@ def template_ngettext(singular: str, plural: str, n: int, **variables) -> Markup
     """{% trans count=n %} and ngettext() in a template: %(num)s is n as it is, as in Jinja's newstyle ngettext."""
     variables.setdefault("num", n)
     return Markup(_translations.get().ngettext(singular, plural, n)) % variables
+
+
+SLOT = "\x00"  # a message's place for a value filled in later, once per row (never in a translation)
+
+
+def filler(message: Markup) -> Callable[[object], Markup]:
+    """A translated message with SLOT where a value goes, as a function of that value, escaped as `_()` escapes it.
+
+    A panel repeats one message per row (each chip's tooltip): translated once, `_("token id %(id)s", id=SLOT)`,
+    and filled for each row for about a quarter of what Markup's % costs.
+
+    >>> fill = filler(Markup("token id " + SLOT))
+    >>> fill(42), fill("<b>")
+    (Markup('token id 42'), Markup('token id &lt;b&gt;'))
+    """
+    text = str(message)
+    return lambda value: Markup(text.replace(SLOT, escape(value)))
 
 
 def data_text(text: str) -> str:

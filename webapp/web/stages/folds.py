@@ -41,12 +41,12 @@ def _fold(template: str, name: str) -> Fold:
 FOLDS = {
     name: _fold(template, name)
     for name, template in [
-        ("worked-encode", "explain/_encode.html"),
+        ("worked-encode", "tokens:stages/_encode.html"),
         ("worked-logits", "logits:stages/_forward.html"),
         ("worked-softmax", "chart:stages/_softmax.html"),
         ("worked-sampling", "explain/_sampling.html"),
         ("worked-uncertainty", "explain/_uncertainty.html"),
-        ("worked-decode", "explain/_decode.html"),
+        ("worked-decode", "text:stages/_decode.html"),
         ("worked-inside-bigram", "panels/_inside.html"),
         ("worked-inside-attention", "panels/_inside.html"),
         ("worked-inside-lens", "panels/_inside.html"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from . import forward, softmax
+from . import decode, encode, forward, softmax
 from .screen import Screen
 
 
@@ -22,6 +22,11 @@ class Stages:
         self.screen = screen
 
     @cached_property
+    def tokens(self) -> encode.TokensPanel:
+        """Stage 1, encode: the prompt's tokens as chips."""
+        return encode.present(self.screen)
+
+    @cached_property
     def logits(self) -> forward.LogitsPanel:
         """Stage 2, the forward pass: the logits table."""
         return forward.present(self.screen)
@@ -30,6 +35,11 @@ class Stages:
     def chart(self) -> softmax.ChartPanel:
         """Stage 3, softmax and temperature: the chart of the probabilities."""
         return softmax.present(self.screen)
+
+    @cached_property
+    def text(self) -> decode.TextPanel:
+        """Stage 5, decode: the text so far."""
+        return decode.present(self.screen)
 
 
 def screen_context(screen: Screen) -> dict:

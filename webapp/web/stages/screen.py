@@ -11,9 +11,8 @@ from ...inference.article import ArticleModel
 from ...inference.derived import explain
 from ...inference.derived.many import ManySample, sample_many
 from ...inference.derived.table import N_ROWS
-from ...inference.derived.uncertainty import TextSurprise, Uncertainty, text_surprise, uncertainty
-from ...inference.errors import N_
-from ...inference.step import MAX_TOKENS, generated_pieces
+from ...inference.derived.uncertainty import Uncertainty, uncertainty
+from ...inference.step import MAX_TOKENS
 from ..i18n.filters import pick_digits, range_digits
 from ..i18n.labels import token_labels
 from ..i18n.translations import gettext, ngettext
@@ -22,50 +21,8 @@ from . import chain_view, table_view
 from .inside_panel import InsidePanel, build_panel
 
 PRESENTER_ROWS = 8
-SURPRISE_BINS = (1, 2, 4, 6, 8)  # bits: the upper ends of the text's shades; above 8 bits, the darkest
 # What presenter mode keeps off the projector (the laptop's page and the link without present=1 have it).
 PRESENTER_LEAVES_OUT = frozenset({"worked", "chart-numbers", "compare", "chain", "uncertainty", "many"})
-
-
-# What the text shows for a generated token that has no word of its own, and what that mark means.
-MARKS = {
-    "paragraph": ("¶", N_("a paragraph break")),
-    "line": ("↵", N_("a line break")),
-    "space": ("␣", N_("a token of spaces only")),
-    "partial": ("◌", N_("bytes that do not make a whole character yet: the token after them completes it")),
-}
-
-
-@dataclass(frozen=True)
-class Piece:
-    """A generated token as the text shows it: the space before it, its word, and how it was picked."""
-
-    space: str  # the spaces and line breaks before the word
-    word: str  # '' for a paragraph break, a line break, spaces, or bytes of an unfinished character
-    forced: bool  # chosen by hand from the table
-    typed_r: float | None  # the r the teacher typed, if that picked it
-
-    @classmethod
-    def of(cls, text: str, source: str | float) -> Piece:
-        """' universally' picked by the seeded r -> Piece(' ', 'universally', False, None); '\n\n' -> ('\n\n', '')."""
-        word = text.lstrip(" \n")
-        typed_r = None if isinstance(source, str) else source
-        return cls(space=text[: len(text) - len(word)], word=word, forced=source == FORCED, typed_r=typed_r)
-
-    @property
-    def kind(self) -> str | None:
-        """Which mark stands for a piece with no word (see MARKS): '\n\n' -> 'paragraph', '\n' -> 'line',
-        ' ' -> 'space', '' (bytes of a character the next token completes) -> 'partial'; a word -> None."""
-        if self.word:
-            return None
-        if not self.space:
-            return "partial"
-        return "paragraph" if "\n\n" in self.space else "line" if "\n" in self.space else "space"
-
-    @property
-    def mark(self) -> str:
-        """The sign the text shows in place of a missing word: '¶', '↵', '␣' or '◌'."""
-        return MARKS[self.kind][0] if self.kind else ""
 
 
 @dataclass(frozen=True)
@@ -80,7 +37,6 @@ class Screen:
     state: State
     model: LanguageModel
     result: StepResult
-    pieces: tuple[Piece, ...]  # the generated tokens as the text shows them
 
     # The table's rows ask these again and again (a Step, about 300 times): each is computed once.
     @cached_property
@@ -158,12 +114,6 @@ class Screen:
     def rows_below(self) -> tuple[Row, ...]:
         """Rows shown under the top ones: the pick and the text's token when they rank below them."""
         return self.result.below
-
-    @property
-    def marks(self) -> list[tuple[str, str]]:
-        """The signs the text uses, each with what it stands for: [('¶', 'a paragraph break')]."""
-        kinds = {piece.kind for piece in self.pieces}
-        return [(MARKS[kind][0], gettext(MARKS[kind][1])) for kind in MARKS if kind in kinds]
 
     @cached_property
     def inside(self) -> InsidePanel | None:
@@ -269,26 +219,6 @@ class Screen:
         row = explain.pick_in_order(self.result, other)
         return row if row.id != self.result.chosen.id else None
 
-    @cached_property
-    def text_surprise(self) -> TextSurprise | None:
-        """Each generated token's surprise, when the text is coloured by it."""
-        if not self.state.surprise or self.hidden:
-            return None
-        return text_surprise(self.model, self.state.prompt, self.state.ids, self.state.settings)
-
-    def surprise_level(self, i: int) -> int:
-        """The shade of generated token i: 0 (under 1 bit) to 5 (8 bits or more, or cut)."""
-        bits = self.text_surprise.tokens[i].surprise
-        return next((j for j, top in enumerate(SURPRISE_BINS) if bits < top), len(SURPRISE_BINS))
-
-    @property
-    def surprise_bins(self) -> tuple[str, ...]:
-        """The legend's labels, one per shade."""
-        edges = (0, *SURPRISE_BINS)
-        return (
-            *(gettext("%(low)s–%(high)s bits", low=a, high=b) for a, b in zip(edges, edges[1:], strict=False)),
-            gettext("%(low)s+ bits", low=SURPRISE_BINS[-1]),
-        )
 
 
 def n_rows(state: State) -> int:
@@ -306,8 +236,7 @@ def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepR
         shown = run_step_table(model, state.prompt, before, state.settings, r=r, n_rows=n_rows(state))
     if i is not None:  # the pick and the text's token get rows of their own, and the rest leaves them out
         shown = shown.showing([shown.chosen.id, state.ids[i]])
-    pieces = tuple(map(Piece.of, generated_pieces(model, state.prompt, state.ids), state.sources))
-    return Screen(state, model, shown, pieces)
+    return Screen(state, model, shown)
 
 
 def take_step(models: Mapping[str, LanguageModel], state: State) -> tuple[State, StepResult]:
