@@ -7,7 +7,7 @@ from flask import Blueprint, current_app, request
 from ...inference import run_step
 from ...inference.derived.export import step_to_dict
 from ...inference.derived.inside import BigramView
-from ..stages.inside_panel import build_panel
+from ..stages.inside_numbers import build_numbers
 from ..url.parse import parse_state
 from ..url.state import state_model
 
@@ -32,7 +32,7 @@ def inside():
     state = parse_state(request.args, models, current_app.config["DEFAULT_MODEL"])
     model = state_model(models, state)
     result = run_step(model, state.prompt, state.ids, state.settings, r=state.next_r)
-    p = build_panel(model, result, state)
+    p = build_numbers(model, result, state)
     v = p.view
     if isinstance(v, BigramView):
         return {"model": v.model, "layers": 0, "prev_id": v.prev_id, "row_total": v.row_total, "k": v.k,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from . import forward
+from . import inside as inside_presenter  # not the core's inference/derived/inside.py
 from .screen import Screen
 
 
@@ -25,6 +26,11 @@ class Stages:
     def logits(self) -> forward.LogitsPanel:
         """Stage 2, the forward pass: the logits table."""
         return forward.present(self.screen)
+
+    @cached_property
+    def inside(self) -> inside_presenter.InsidePanel:
+        """Inside the forward pass: closed, the link that opens it; open, what the step's forward pass computed."""
+        return inside_presenter.present(self.screen)
 
 
 def screen_context(screen: Screen) -> dict:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ...inference import LanguageModel, Row, StepResult, run_step
-from ...inference.article import ArticleModel
 from ...inference.derived import explain
 from ...inference.derived.compare import Comparison, at_temperatures
 from ...inference.derived.many import ManySample, sample_many
@@ -19,7 +18,6 @@ from ..i18n.labels import token_labels
 from ..i18n.translations import gettext, ngettext
 from ..url.state import FORCED, SEEDED, State, state_model
 from . import chain_view, table_view
-from .inside_panel import InsidePanel, build_panel
 
 PRESENTER_ROWS = 8
 SURPRISE_BINS = (1, 2, 4, 6, 8)  # bits: the upper ends of the text's shades; above 8 bits, the darkest
@@ -170,18 +168,6 @@ class Screen:
         """The signs the text uses, each with what it stands for: [('¶', 'a paragraph break')]."""
         kinds = {piece.kind for piece in self.pieces}
         return [(MARKS[kind][0], gettext(MARKS[kind][1])) for kind in MARKS if kind in kinds]
-
-    @cached_property
-    def inside(self) -> InsidePanel | None:
-        """The panel "Inside the forward pass", computed only when open (and not while the pick is hidden)."""
-        if not self.state.inside or self.hidden or not self.has_inside:
-            return None
-        return build_panel(self.model, self.result, self.state)
-
-    @property
-    def has_inside(self) -> bool:
-        """Whether the model has a forward pass to look inside (the article model's scores are typed)."""
-        return not isinstance(self.model, ArticleModel)
 
     def sends(self, section: str) -> bool:
         """Whether the screen sends a section: all of them, but PRESENTER_LEAVES_OUT in presenter mode."""
