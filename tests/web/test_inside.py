@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from webapp.web.stages.inside_panel import N_POSITIONS
+from webapp.web.stages.inside_numbers import N_POSITIONS
 
 from .markup import HTMX, hidden_fields, parse
 from .seeded import BASE, url

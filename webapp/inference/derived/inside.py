@@ -99,9 +99,14 @@ class BigramView:
     n_seen: int  # how many different words followed prev
 
 
+def has_layers(model: LanguageModel) -> bool:
+    """Whether the model's forward pass has layers to look inside; the bigram's is a row of its count table."""
+    return not hasattr(model, "pair_count")
+
+
 def inside_step(model: LanguageModel, result: StepResult) -> LayersView | BigramView:
     """Run the step's window once more, asking the forward pass for its intermediates, and read them off."""
-    if hasattr(model, "pair_count"):  # the bigram: no layers, a row of counts
+    if not has_layers(model):
         return bigram_view(model, result)
     inside = Inside()
     window = model.context(result.context_ids)

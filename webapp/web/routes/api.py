@@ -8,7 +8,7 @@ from ...inference import run_step_table
 from ...inference.derived.export import step_to_dict
 from ...inference.derived.inside import BigramView
 from ..serving.policy import Cache, Extra, Work, costs, from_query
-from ..stages.inside_panel import build_panel
+from ..stages.inside_numbers import build_numbers
 from ..url.state import state_model
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -34,7 +34,7 @@ def inside():
     state = from_query()
     model = state_model(models, state)
     result = run_step_table(model, state.prompt, state.ids, state.settings, r=state.next_r)
-    p = build_panel(model, result, state)
+    p = build_numbers(model, result, state)
     v = p.view
     if isinstance(v, BigramView):
         return {"model": v.model, "layers": 0, "prev_id": v.prev_id, "row_total": v.row_total, "k": v.k,

@@ -21,6 +21,7 @@ from werkzeug.exceptions import NotFound
 
 from ...inference.errors import N_
 from ..i18n.translations import gettext
+from .inside_numbers import panel_form
 from .screen import Screen
 
 
@@ -47,9 +48,9 @@ FOLDS = {
         ("worked-sampling", "explain/_sampling.html"),
         ("worked-uncertainty", "explain/_uncertainty.html"),
         ("worked-decode", "text:stages/_decode.html"),
-        ("worked-inside-bigram", "panels/_inside.html"),
-        ("worked-inside-attention", "panels/_inside.html"),
-        ("worked-inside-lens", "panels/_inside.html"),
+        ("worked-inside-bigram", "inside:stages/_inside.html"),
+        ("worked-inside-attention", "inside:stages/_inside.html"),
+        ("worked-inside-lens", "inside:stages/_inside.html"),
         ("chart-numbers", "chart:stages/_softmax.html"),
     ]
 }
@@ -82,8 +83,7 @@ def on_screen(name: str, screen) -> bool:
     if screen.hidden:
         return False
     if name.startswith("worked-inside-"):
-        panel = screen.inside
-        return panel is not None and panel.layered == (name != "worked-inside-bigram")
+        return panel_form(screen) == ("bigram" if name == "worked-inside-bigram" else "layers")
     return True
 
 

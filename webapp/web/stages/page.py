@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from . import decode, encode, forward, softmax
+from . import inside as inside_presenter  # not the core's inference/derived/inside.py
 from .screen import Screen
 
 
@@ -40,6 +41,11 @@ class Stages:
     def text(self) -> decode.TextPanel:
         """Stage 5, decode: the text so far."""
         return decode.present(self.screen)
+
+    @cached_property
+    def inside(self) -> inside_presenter.InsidePanel:
+        """Inside the forward pass: closed, the link that opens it; open, what the step's forward pass computed."""
+        return inside_presenter.present(self.screen)
 
 
 def screen_context(screen: Screen) -> dict:

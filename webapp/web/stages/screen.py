@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ...inference import LanguageModel, Row, StepResult, run_step_table
-from ...inference.article import ArticleModel
 from ...inference.derived import explain
 from ...inference.derived.many import ManySample, sample_many
 from ...inference.derived.table import N_ROWS
@@ -18,7 +17,6 @@ from ..i18n.labels import token_labels
 from ..i18n.translations import gettext, ngettext
 from ..url.state import FORCED, SEEDED, State, state_model
 from . import chain_view, table_view
-from .inside_panel import InsidePanel, build_panel
 
 PRESENTER_ROWS = 8
 # What presenter mode keeps off the projector (the laptop's page and the link without present=1 have it).
@@ -115,17 +113,6 @@ class Screen:
         """Rows shown under the top ones: the pick and the text's token when they rank below them."""
         return self.result.below
 
-    @cached_property
-    def inside(self) -> InsidePanel | None:
-        """The panel "Inside the forward pass", computed only when open (and not while the pick is hidden)."""
-        if not self.state.inside or self.hidden or not self.has_inside:
-            return None
-        return build_panel(self.model, self.result, self.state)
-
-    @property
-    def has_inside(self) -> bool:
-        """Whether the model has a forward pass to look inside (the article model's scores are typed)."""
-        return not isinstance(self.model, ArticleModel)
 
     def sends(self, section: str) -> bool:
         """Whether the screen sends a section: all of them, but PRESENTER_LEAVES_OUT in presenter mode."""

@@ -1,8 +1,11 @@
-"""The panel "Inside the forward pass" for the step on screen, computed only when it is open.
+"""The numbers of the panel "Inside the forward pass": what it shows of the core's run, its settings checked.
 
-The numbers come from the core (inference/derived/inside.py); this module chooses what the panel
-shows of them (the last positions of a long window, the first dimensions of an embedding) and checks
-the panel's own settings (layer, head, near) against the model and the window.
+The web layer's, between two other modules about the panel: the core's webapp/inference/derived/inside.py
+runs the step's window again and hands back every intermediate; this module keeps what the panel shows
+of them (the last N_POSITIONS positions of a long window, the first N_DIMS dimensions of an embedding)
+and checks the panel's own settings (layer, head, near) against the model and the window; the
+presenter, stages/inside.py, writes them out for its template. The JSON twin (/api/inside) sends this
+module's numbers as data. Nothing here is formatted.
 """
 
 from __future__ import annotations
@@ -20,27 +23,32 @@ from ...inference.derived.inside import (
     LayersView,
     Neighbour,
     attention_example,
+    has_layers,
     inside_step,
     neighbours,
 )
 from ...inference.errors import N_
 from ..url.state import InvalidInput, State
+from .screen import Screen
 
 N_POSITIONS = 16  # positions the strips and matrices show: the last ones of the window
 N_DIMS = 48  # dimensions of an embedding strip
 
 
+def panel_form(screen: Screen) -> str:
+    """Which form the panel takes: 'hidden' while the pick is, 'typed' for the article model (its logits
+    are typed: no forward pass), 'closed' until inside=1, then open: 'bigram' (a row of counts) or 'layers'."""
+    if screen.hidden:
+        return "hidden"
+    if isinstance(screen.model, ArticleModel):
+        return "typed"
+    if not screen.state.inside:
+        return "closed"
+    return "layers" if has_layers(screen.model) else "bigram"
+
+
 @dataclass(frozen=True)
-class Cell:
-    """One square of a heatmap: its weight, or None where the causal mask hides a later position."""
-
-    key: int  # the key's position in the window
-    weight: float | None
-    shade: float = 0.0  # its colour's opacity: the weight over the largest in its strip, so a strip is never blank
-
-
-@dataclass(frozen=True)
-class InsidePanel:
+class InsideNumbers:
     """What the open panel shows of the step's forward pass."""
 
     view: LayersView | BigramView
@@ -67,32 +75,22 @@ class InsidePanel:
     def n_dims(self) -> int:
         return min(N_DIMS, self.view.embeddings.shape[1])
 
-    @cached_property
-    def strip_scale(self) -> float:
-        """The largest |value| among the shown dimensions of the shown embeddings: full colour."""
-        shown = self.view.embeddings[self.positions.start :, : self.n_dims]  # [n_shown, n_dims]
-        return float(np.abs(shown).max()) or 1.0
+    def strips(self) -> list[list[float]]:
+        """The first n_dims numbers of each shown position's embedding."""
+        return self.view.embeddings[self.positions.start :, : self.n_dims].tolist()  # [n_shown][n_dims]
 
-    def strip(self, position: int) -> list[tuple[int, float, float]]:
-        """(dimension, value, opacity in [0, 1]) of a token's first dimensions; the sign picks the colour."""
-        values = self.view.embeddings[position, : self.n_dims]
-        return [(d, float(v), round(min(1.0, abs(float(v)) / self.strip_scale), 2)) for d, v in enumerate(values)]
+    def last_weights(self, layer: int) -> list[list[float]]:
+        """Each head's weights from the predicted position over every key the window read, in one layer."""
+        return self.view.attention[layer - 1][:, -1].tolist()  # [n_head][n]
 
-    def overview_row(self, layer: int, head: int) -> list[Cell]:
-        """The predicted position's weights over the shown keys, for one head: a small heatmap."""
-        weights = self.view.attention[layer - 1][head, -1]  # [n]
-        top = float(weights[self.positions.start :].max()) or 1.0
-        return [Cell(k, float(weights[k]), round(float(weights[k]) / top, 2)) for k in self.positions]
+    def strongest_keys(self, layer: int) -> list[int]:
+        """The position each head of a layer weighs most, from the predicted position."""
+        return np.argmax(self.view.attention[layer - 1][:, -1], axis=-1).tolist()  # [n_head]
 
-    def top_key(self, layer: int, head: int) -> int:
-        """The position one head weighs most, from the predicted position."""
-        return int(np.argmax(self.view.attention[layer - 1][head, -1]))
-
-    def matrix(self) -> list[tuple[int, list[Cell]]]:
-        """The enlarged head's weights, query by query over the shown positions; later keys masked."""
-        weights = self.view.attention[self.layer - 1][self.head]  # [n, n]
-        return [(q, [Cell(k, float(weights[q, k]) if k <= q else None) for k in self.positions])
-                for q in self.positions]
+    def head_weights(self) -> list[list[float]]:
+        """The enlarged head's weights among the shown positions: row q is query q over the keys."""
+        start = self.positions.start
+        return self.view.attention[self.layer - 1][self.head][start:, start:].tolist()  # [n_shown][n_shown]
 
     @cached_property
     def example(self) -> AttentionExample:
@@ -112,13 +110,13 @@ class InsidePanel:
         return [(kv, [h for h in range(v.n_head) if v.kv_head(h) == kv]) for kv in range(v.n_head_kv)]
 
 
-def build_panel(model: LanguageModel, result: StepResult, state: State) -> InsidePanel:
+def build_numbers(model: LanguageModel, result: StepResult, state: State) -> InsideNumbers:
     """Run the step's window with its intermediates, and check the panel's settings against it."""
     if isinstance(model, ArticleModel):
         raise InvalidInput(N_("the article model has no forward pass to look inside: its logits are the scores typed"))
     view = inside_step(model, result)
     if isinstance(view, BigramView):
-        return InsidePanel(view=view, layer=0, head=0, near=0)
+        return InsideNumbers(view=view, layer=0, head=0, near=0)
     layer = view.n_layer if state.layer is None else state.layer
     head = 0 if state.head is None else state.head
     near = len(view.ids) - 1 if state.near is None else state.near
@@ -131,4 +129,4 @@ def build_panel(model: LanguageModel, result: StepResult, state: State) -> Insid
     if not 0 <= near < len(view.ids):
         raise InvalidInput(N_("near must be a position the model read, from 0 to %(max)s, not %(value)s"),
                            max=str(len(view.ids) - 1), value=str(near))
-    return InsidePanel(view=view, layer=layer, head=head, near=near)
+    return InsideNumbers(view=view, layer=layer, head=head, near=near)

@@ -1,0 +1,290 @@
+"""The panel "Inside the forward pass", as its template (templates/stages/_inside.html) shows it.
+
+This is the web layer's presenter, not the core's module of the same name: the core
+(webapp/inference/derived/inside.py) runs the step's window again and returns its intermediates;
+stages/inside_numbers.py keeps what the panel shows of them and checks its settings; this module
+writes every figure, picture and sentence the panel shows, in the page's language.
+
+Closed (every Step sends it so), the panel is a link that opens it. Open, it shows what the step's
+forward pass computed: the bigram's row of counts, or a transformer's embeddings and their nearest
+neighbours, its attention by layer and head with one head enlarged (inside_attention.py draws those
+pictures), and the logit lens, the guess each layer would make.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from ...inference.derived.inside import LensRow
+from ..i18n.filters import fixed, general, num, pct, thousands
+from ..i18n.translations import template_gettext as _
+from ..i18n.translations import template_ngettext as ngettext
+from ..url.links import state_links
+from .folds import FoldView, fold_view
+from .inside_attention import Attention, AttentionWorked, EnlargedHead, attention, attention_worked, enlarged_head
+from .inside_numbers import InsideNumbers, build_numbers, panel_form
+from .screen import Screen
+
+OPEN_FORMS = ("bigram", "layers")
+
+
+@dataclass(frozen=True)
+class CountRow:
+    """One follower in the bigram's count row."""
+
+    label: Markup
+    count: str
+    logit: str
+
+
+@dataclass(frozen=True)
+class BigramCounts:
+    """The bigram's forward pass: the row of its count table for the word it read."""
+
+    word: Markup  # the word it read
+    row_total: int  # how often that word was followed by another token
+    row_total_text: str
+    n_seen: str  # by how many different ones
+    rows: tuple[CountRow, ...]  # the most frequent followers, most first
+
+
+@dataclass(frozen=True)
+class BigramWorked:
+    """The first follower's logit written out: z = log((count + k) / (row total + k × n_vocab))."""
+
+    fold: FoldView
+    first: CountRow | None  # the most frequent follower; None if nothing ever followed the word
+    word: Markup
+    vocab: str
+    k: str
+    total: str
+
+
+@dataclass(frozen=True)
+class Layers:
+    """The open panel's first lines for a transformer, and the state its buttons' form holds once."""
+
+    read: Markup  # 'The model read 7 tokens.', with its window when it left some out
+    n_layer: int
+    n_head: int
+    positions_cut: bool  # the pictures leave the earliest positions out
+    n_positions: int  # positions the pictures show
+    fields: tuple[tuple[str, str], ...]  # the state, as the form's hidden inputs
+
+
+@dataclass(frozen=True)
+class Strip:
+    """One token's embedding as a strip: a cell per dimension, its sign the colour, its size the opacity."""
+
+    position: int
+    label: Markup  # short
+    near: bool  # the token whose neighbours are listed
+    cells: tuple[tuple[int, str, float], ...]  # (dimension, 'p' at or above 0 else 'n', opacity)
+
+
+@dataclass(frozen=True)
+class Embeddings:
+    """The embeddings' strips and the nearest neighbours of the chosen one."""
+
+    n_embd: int
+    n_dims: int  # dimensions a strip shows
+    first_position: int  # the first strip's position in the window
+    strips: tuple[Strip, ...]
+    near_label: Markup
+    neighbours: tuple[tuple[Markup, str], ...]  # (token, cosine similarity)
+
+
+@dataclass(frozen=True)
+class LayerGuess:
+    """One layer's guess: its top tokens, and the step's token's rank there."""
+
+    last: bool  # the last layer: its lens is the step's logits
+    heading: Markup | int  # 'n = logits' for the last layer, else the layer's number
+    tokens: tuple[tuple[Markup, bool, str], ...]  # (short label, the step's token, probability)
+    picked_rank: str
+    picked_prob: str
+
+
+@dataclass(frozen=True)
+class Lens:
+    """The logit lens: each layer's guess, the last layers first on a projector."""
+
+    taken: bool  # a token was picked: it is marked, and its rank has a column
+    picked_label: Markup
+    picked_short: Markup
+    rows: tuple[LayerGuess, ...]
+
+
+@dataclass(frozen=True)
+class LensWorked:
+    """The enlarged head's layer's top guess written out: its logit, then its softmax."""
+
+    fold: FoldView
+    layer: int
+    token: Markup
+    z: str
+    vocab: str
+    total: str
+    p: str
+
+
+@dataclass(frozen=True)
+class InsidePanel:
+    """The panel in its form (inside_numbers.panel_form); the sections of an open form, the others None."""
+
+    form: str  # 'hidden', 'typed', 'closed', 'bigram' or 'layers'
+    open_href: str | None = None  # closed: this screen with the panel open
+    close_href: str | None = None  # open: this screen with the panel closed and its settings dropped
+    counts: BigramCounts | None = None
+    bigram_worked: BigramWorked | None = None
+    layers: Layers | None = None
+    embeddings: Embeddings | None = None
+    attention: Attention | None = None
+    head: EnlargedHead | None = None
+    attention_worked: AttentionWorked | None = None
+    lens: Lens | None = None
+    lens_worked: LensWorked | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.form in OPEN_FORMS
+
+
+def present(screen: Screen) -> InsidePanel:
+    """The panel on this screen: closed, the link that opens it; open, what the step's forward pass computed."""
+    form = panel_form(screen)
+    link = state_links(screen.state)
+    if form not in OPEN_FORMS:
+        return InsidePanel(form=form, open_href=link("stepper.show", inside=1) if form == "closed" else None)
+    numbers = build_numbers(screen.model, screen.result, screen.state)
+    close = link("stepper.show", inside=None, layer=None, head=None, near=None)
+    if form == "bigram":
+        counts = _counts(screen, numbers)
+        return InsidePanel(form=form, close_href=close, counts=counts,
+                           bigram_worked=_bigram_worked(screen, numbers, counts))
+    return InsidePanel(
+        form=form,
+        close_href=close,
+        layers=_layers(screen, numbers),
+        embeddings=_embeddings(screen, numbers),
+        attention=attention(screen, numbers),
+        head=enlarged_head(screen, numbers),
+        attention_worked=attention_worked(screen, numbers),
+        lens=_lens(screen, numbers),
+        lens_worked=_lens_worked(screen, numbers),
+    )
+
+
+def _counts(screen: Screen, numbers: InsideNumbers) -> BigramCounts:
+    v, labels, row_of = numbers.view, screen.labels, screen.result.row_of
+    return BigramCounts(
+        word=labels[v.prev_id],
+        row_total=v.row_total,
+        row_total_text=thousands(v.row_total),
+        n_seen=thousands(v.n_seen),
+        rows=tuple(CountRow(label=labels[i], count=thousands(c), logit=num(row_of(i).logit))
+                   for i, c in zip(v.ids, v.counts, strict=True)),
+    )
+
+
+def _bigram_worked(screen: Screen, numbers: InsideNumbers, counts: BigramCounts) -> BigramWorked:
+    v = numbers.view
+    return BigramWorked(
+        fold=fold_view(screen, "worked-inside-bigram", "worked", _("Worked example")),
+        first=counts.rows[0] if counts.rows else None,
+        word=counts.word,
+        vocab=thousands(v.n_vocab),
+        k=general(v.k),
+        total=counts.row_total_text,
+    )
+
+
+def _layers(screen: Screen, numbers: InsideNumbers) -> Layers:
+    v = numbers.view
+    return Layers(
+        read=_read(len(v.ids), v.window_start),
+        n_layer=v.n_layer,
+        n_head=v.n_head,
+        positions_cut=bool(numbers.n_hidden_positions),
+        n_positions=len(numbers.positions),
+        fields=tuple(screen.state.fields()),
+    )
+
+
+def _read(n: int, window_start: int) -> Markup:
+    """How many tokens the model read, and how many its window left out, if any."""
+    if window_start:
+        return ngettext(
+            "The model read %(num)s token (its window: the first %(outside)s tokens of the text are outside it, "
+            "not read).",
+            "The model read %(num)s tokens (its window: the first %(outside)s tokens of the text are outside it, "
+            "not read).",
+            n,
+            outside=thousands(window_start),
+        )
+    return ngettext("The model read %(num)s token.", "The model read %(num)s tokens.", n)
+
+
+def _embeddings(screen: Screen, numbers: InsideNumbers) -> Embeddings:
+    v, labels, short = numbers.view, screen.labels, screen.short_labels(10)
+    rows = numbers.strips()
+    scale = strip_scale(rows)
+    return Embeddings(
+        n_embd=v.embeddings.shape[1],
+        n_dims=numbers.n_dims,
+        first_position=numbers.positions.start,
+        strips=tuple(
+            Strip(position=pos, label=short[v.ids[pos]], near=pos == numbers.near, cells=strip_cells(values, scale))
+            for pos, values in zip(numbers.positions, rows, strict=True)
+        ),
+        near_label=labels[numbers.near_id],
+        neighbours=tuple((labels[n.id], fixed(n.similarity, 3)) for n in numbers.neighbours(screen.model)),
+    )
+
+
+def strip_scale(rows: list[list[float]]) -> float:
+    """The largest |value| of the strips, which gets full colour: [[0.5, -2.0], [1.0]] -> 2.0; all 0 -> 1.0."""
+    return max((abs(x) for row in rows for x in row), default=0.0) or 1.0
+
+
+def strip_cells(values: list[float], scale: float) -> tuple[tuple[int, str, float], ...]:
+    """Each dimension's cell: [0.5, -2.0, 3.0] over 2.0 -> ((0, 'p', 0.25), (1, 'n', 1.0), (2, 'p', 1.0))."""
+    return tuple((d, "p" if x >= 0 else "n", round(min(1.0, abs(x) / scale), 2)) for d, x in enumerate(values))
+
+
+def _lens(screen: Screen, numbers: InsideNumbers) -> Lens:
+    v, short = numbers.view, screen.short_labels(10)
+    marked = v.picked_id if screen.taken else None  # the token the lens marks: the pick, once there is one
+    rows = tuple(_lens_row(row, v.n_layer, short, marked) for row in v.lens)
+    return Lens(
+        taken=screen.taken,
+        picked_label=screen.labels[v.picked_id],
+        picked_short=short[v.picked_id],
+        rows=rows[::-1] if screen.state.present else rows,  # on a projector the last layers come first
+    )
+
+
+def _lens_row(row: LensRow, n_layer: int, short: tuple[Markup, ...], marked: int | None) -> LayerGuess:
+    last = row.layer == n_layer
+    return LayerGuess(
+        last=last,
+        heading=_("%(layer)s = logits", layer=row.layer) if last else row.layer,
+        tokens=tuple((short[i], i == marked, pct(p)) for i, p in zip(row.ids, row.probs, strict=True)),
+        picked_rank=thousands(row.picked_rank),
+        picked_prob=pct(row.picked_prob),
+    )
+
+
+def _lens_worked(screen: Screen, numbers: InsideNumbers) -> LensWorked:
+    row = numbers.view.lens[numbers.layer]
+    return LensWorked(
+        fold=fold_view(screen, "worked-inside-lens", "worked", _("Worked example")),
+        layer=row.layer,
+        token=screen.labels[row.ids[0]],
+        z=num(row.logits[0]),
+        vocab=thousands(screen.model.n_vocab),
+        total=num(row.total, 4),
+        p=pct(row.probs[0]),
+    )
