@@ -84,10 +84,22 @@ def test_the_compiled_catalog_matches_its_po_file(lang):
     assert compiled == written, f"{lang}: messages.mo is stale; run pybabel compile -d webapp/translations"
 
 
-def test_the_template_holds_every_message_the_code_and_templates_mark():
-    """messages.pot is up to date: run the extract command in the README after marking a message."""
+def extracted() -> set[str]:
+    """Every msgid that `pybabel extract` finds in the code and the templates (a plural: its singular)."""
     method_map = [("webapp/**.py", "python"), ("templates/**.html", "jinja2")]
     found = {msgid for _, _, msgid, _, _ in extract_from_dir(ROOT, method_map, keywords=KEYWORDS)}
-    found = {m if isinstance(m, str) else m[0] for m in found if m}
+    return {m if isinstance(m, str) else m[0] for m in found if m}
+
+
+def test_the_template_holds_every_message_the_code_and_templates_mark():
+    """messages.pot is up to date: run the extract command in the README after marking a message."""
     known = {m.id if isinstance(m.id, str) else m.id[0] for m in template() if m.id}
-    assert found - known == set(), "messages.pot is stale: run the pybabel extract command in the README"
+    assert extracted() - known == set(), "messages.pot is stale: run the pybabel extract command in the README"
+
+
+def test_every_message_of_the_template_is_still_marked_where_it_is_used():
+    """A message the code calls by a name pybabel does not know (say, a gettext imported under another name)
+    would vanish from messages.pot at the next extract, and its translations with it: call it `_` or `ngettext`."""
+    models = {m.id for m in template() if m.id and any("config.json" in path for path, _ in m.locations)}
+    known = {m.id if isinstance(m.id, str) else m.id[0] for m in template() if m.id and m.id not in models}
+    assert known - extracted() == set()
