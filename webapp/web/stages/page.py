@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from . import forward
+from . import forward, sampling
 from .screen import Screen
 
 
@@ -25,6 +25,11 @@ class Stages:
     def logits(self) -> forward.LogitsPanel:
         """Stage 2, the forward pass: the logits table."""
         return forward.present(self.screen)
+
+    @cached_property
+    def ranges(self) -> sampling.RangesPanel:
+        """Stage 4, sampling: the range bar, the pick, the sampler chain."""
+        return sampling.present(self.screen)
 
 
 def screen_context(screen: Screen) -> dict:
