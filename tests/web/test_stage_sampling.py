@@ -230,6 +230,12 @@ def test_a_stage_left_out_can_be_added_back_at_the_end(present, three):
     assert chain.left_out[0].label == "Add Temperature at the end"
 
 
+def test_the_chains_fields_show_the_screens_settings(app, three):
+    with app.test_request_context("/"):
+        fields = chain_view.fields(screen_of(app, **BASE, range_order="vocabulary", presence_penalty="0.5"))
+    assert fields.by_vocabulary and (fields.repetition_penalty, fields.presence_penalty) == (None, 0.5)
+
+
 # --- uncertainty and sample many ------------------------------------------------------------------
 
 

@@ -217,3 +217,23 @@ def _add_button(chain: tuple[str, ...], name: str) -> ChainButton:
     label = _("Add %(stage)s at the end", stage=title)
     return ChainButton(set_chain=chain_value((*chain, name)), label=label, sign=title)
 
+
+@dataclass(frozen=True, kw_only=True)
+class ChainFields:
+    """The chain's own fields in the controls form: the penalties (None: off) and the ranges' order."""
+
+    repetition_penalty: float | None
+    presence_penalty: float | None
+    frequency_penalty: float | None
+    by_vocabulary: bool  # the ranges laid in vocabulary order, not largest first
+
+
+def fields(screen: Screen) -> ChainFields:
+    """The values the chain's fields of the controls form hold: the screen's settings."""
+    settings = screen.state.settings
+    return ChainFields(
+        repetition_penalty=settings.repetition_penalty,
+        presence_penalty=settings.presence_penalty,
+        frequency_penalty=settings.frequency_penalty,
+        by_vocabulary=settings.range_order == "vocabulary",
+    )

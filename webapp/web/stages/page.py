@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from . import forward, sampling
+from . import chain_view, forward, sampling
 from .screen import Screen
 
 
@@ -30,6 +30,11 @@ class Stages:
     def ranges(self) -> sampling.RangesPanel:
         """Stage 4, sampling: the range bar, the pick, the sampler chain."""
         return sampling.present(self.screen)
+
+    @cached_property
+    def chain_fields(self) -> chain_view.ChainFields:
+        """The sampler chain's fields in the controls form: the penalties and the ranges' order."""
+        return chain_view.fields(self.screen)
 
 
 def screen_context(screen: Screen) -> dict:
