@@ -45,7 +45,6 @@ def test_after_a_step_the_pick_is_the_one_picked_row(app, model, three):
     assert [row.id for row in screen.result.rows if screen.picked(row)] == [pick.id]
     assert [row.id for row in screen.result.rows if not screen.choosable(row)] == [three[2]]
     assert not any(screen.chosen_instead(row) for row in screen.result.rows)
-    assert not screen.r_typed
 
 
 def test_a_forced_token_is_chosen_instead_and_not_offered_again(app, model, three):
@@ -70,11 +69,6 @@ def test_a_pick_below_the_table_gets_its_own_row_and_the_rest_leaves_it_out(app,
     assert math.fsum([*(row.prob for row in result.rows), result.rest.prob]) == pytest.approx(1.0, abs=1e-12)
     (a, b), (c, d) = result.rest.ranges  # the pick's range sits between the rest's two pieces
     assert (b, c) == (result.chosen.lo, result.chosen.hi) and d == 1.0
-
-
-def test_r_typed_says_the_teacher_typed_r(app, three):
-    assert screen_of(app, **BASE, ids=joined(three), src="s,s,0.999").r_typed
-    assert not screen_of(app, **BASE, ids=joined(three), src="0.999,s,s").r_typed
 
 
 def test_the_table_shows_the_rules_the_screen_computes(app, client, model, three):

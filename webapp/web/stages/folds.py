@@ -14,6 +14,7 @@ a page of its own).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 
 from flask import current_app, url_for
 from markupsafe import Markup
@@ -31,7 +32,7 @@ class Fold:
 
     template: str
     block: str
-    stage: str | None = None  # an attribute of stages.page.Stages; None: the template reads the screen
+    stage: str | None = None  # stages.page.Stages' attribute ('logits', 'ranges.uncertainty'); None: reads the screen
 
 
 def _fold(template: str, name: str) -> Fold:
@@ -45,8 +46,8 @@ FOLDS = {
         ("worked-encode", "tokens:stages/_encode.html"),
         ("worked-logits", "logits:stages/_forward.html"),
         ("worked-softmax", "chart:stages/_softmax.html"),
-        ("worked-sampling", "explain/_sampling.html"),
-        ("worked-uncertainty", "explain/_uncertainty.html"),
+        ("worked-sampling", "ranges:stages/_sampling.html"),
+        ("worked-uncertainty", "ranges.uncertainty:stages/_uncertainty.html"),
         ("worked-decode", "text:stages/_decode.html"),
         ("worked-inside-bigram", "inside:stages/_inside.html"),
         ("worked-inside-attention", "inside:stages/_inside.html"),
@@ -69,7 +70,7 @@ def render_fold(fold: Fold, mode: str, **context) -> Markup:
     app = current_app
     context["fold_mode"] = mode
     if fold.stage:
-        context["panel"] = getattr(context["stages"], fold.stage)
+        context["panel"] = attrgetter(fold.stage)(context["stages"])
     app.update_template_context(context)
     template = app.jinja_env.get_template(fold.template)
     return Markup("".join(template.blocks[fold.block](template.new_context(context))))

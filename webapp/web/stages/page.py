@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from . import decode, encode, forward, softmax
+from . import chain_view, decode, encode, forward, sampling, softmax
 from . import inside as inside_presenter  # not the core's inference/derived/inside.py
 from .screen import Screen
 
@@ -46,6 +46,16 @@ class Stages:
     def inside(self) -> inside_presenter.InsidePanel:
         """Inside the forward pass: closed, the link that opens it; open, what the step's forward pass computed."""
         return inside_presenter.present(self.screen)
+
+    @cached_property
+    def ranges(self) -> sampling.RangesPanel:
+        """Stage 4, sampling: the range bar, the pick, the sampler chain."""
+        return sampling.present(self.screen)
+
+    @cached_property
+    def chain_fields(self) -> chain_view.ChainFields:
+        """The sampler chain's fields in the controls form: the penalties and the ranges' order."""
+        return chain_view.fields(self.screen)
 
 
 def screen_context(screen: Screen) -> dict:

@@ -8,15 +8,13 @@ from functools import cached_property
 
 from ...inference import LanguageModel, Row, StepResult, run_step_table
 from ...inference.derived import explain
-from ...inference.derived.many import ManySample, sample_many
 from ...inference.derived.table import N_ROWS
-from ...inference.derived.uncertainty import Uncertainty, uncertainty
 from ...inference.step import MAX_TOKENS
-from ..i18n.filters import pick_digits, range_digits
+from ..i18n.filters import range_digits
 from ..i18n.labels import token_labels
 from ..i18n.translations import gettext, ngettext
 from ..url.state import FORCED, SEEDED, State, state_model
-from . import chain_view, table_view
+from . import table_view
 
 PRESENTER_ROWS = 8
 # What presenter mode keeps off the projector (the laptop's page and the link without present=1 have it).
@@ -58,11 +56,6 @@ class Screen:
     @cached_property
     def forced(self) -> bool:
         return self.taken and self.state.sources[self.shown] == FORCED
-
-    @property
-    def r_typed(self) -> bool:
-        """Whether the step on screen took the teacher's r rather than the seeded one."""
-        return self.result.r_source == "given"
 
     def picked(self, row: Row) -> bool:
         """Whether r landed on this row (before a Step, none is picked)."""
@@ -135,28 +128,12 @@ class Screen:
     def bigram_example(self) -> explain.BigramExample | None:
         return explain.bigram_example(self.model, self.result)
 
-    @property
-    def first_ranges(self) -> list[Row]:
-        return explain.first_ranges(self.result)
-
     @cached_property
     def digits(self) -> int:
         """Digits for every range on screen: enough that no shown range reads empty (filters.range_digits)."""
         result = self.result
         spans = [(row.lo, row.hi) for row in result.rows if row.kept] + list(result.rest.ranges)
         return range_digits(spans)
-
-    @cached_property
-    def pick_digits(self) -> int:
-        """Digits for the pick sentence: the table's, or more until r reads inside its range (filters.pick_digits)."""
-        chosen = self.result.chosen
-        return pick_digits(self.result.r, chosen.lo, chosen.hi, self.digits) if self.taken else self.digits
-
-    @property
-    def widest_rest_piece(self) -> int | None:
-        """Which piece of the rest's range the range bar labels ('4,979 others'): the widest, once."""
-        pieces = self.result.rest.ranges
-        return max(range(len(pieces)), key=lambda i: pieces[i][1] - pieces[i][0]) if pieces else None
 
     def rest_parts(self) -> list[tuple[int, str]]:
         """How the tokens under the table divide, for the footer: [(12, 'cut'), (4,968, 'at p = 0')], kept left out."""
@@ -173,38 +150,6 @@ class Screen:
     @property
     def at_limit(self) -> bool:
         return len(self.result.prompt_tokens) + len(self.state.ids) + 1 >= MAX_TOKENS
-
-    # --- the sampler chain, sample many, uncertainty ------------------------------------------------
-
-    @cached_property
-    def chain_cards(self) -> tuple[chain_view.Card, ...]:
-        return chain_view.cards(self.result)
-
-    @property
-    def chain_left_out(self) -> tuple:
-        return chain_view.left_out(self.result)
-
-    @property
-    def chain_presets(self) -> tuple:
-        return chain_view.presets(self.result)
-
-    @cached_property
-    def uncertainty(self) -> Uncertainty:
-        return uncertainty(self.result)
-
-    @cached_property
-    def many(self) -> ManySample | None:
-        """The step's final distribution sampled state.many times, when asked."""
-        return sample_many(self.result, self.state.many) if self.state.many else None
-
-    @cached_property
-    def other_order_pick(self) -> Row | None:
-        """The row r would pick with the ranges in the other order, when that is another token."""
-        if not self.taken:
-            return None
-        other = "vocabulary" if self.result.settings.range_order == "probability" else "probability"
-        row = explain.pick_in_order(self.result, other)
-        return row if row.id != self.result.chosen.id else None
 
 
 
