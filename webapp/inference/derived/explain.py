@@ -70,7 +70,9 @@ def highest_logits(result: StepResult, n: int = 2) -> list[Row]:
     The table ranks by probability after the penalties, so with a penalty on its first row need not be
     the model's highest logit. Ties go to the smaller id, as in the table (sampling.order, by logit alone).
     """
-    ids = sampling.order(result.logits, result.logits)[:n]  # [n]: softmax keeps the logits' order
+    # Without a penalty the table's ranking is by these very logits (softmax keeps their order): no second sort.
+    ranked = sampling.order(result.logits, result.logits) if result.penalties_moved else result.table.ranked
+    ids = ranked[:n]  # [n]
     return [result.table.row(int(i)) for i in ids]
 
 

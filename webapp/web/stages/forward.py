@@ -8,6 +8,7 @@ here, in the page's language; the template only places them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from markupsafe import Markup
@@ -15,6 +16,7 @@ from markupsafe import Markup
 from ...inference import Row
 from ..i18n.filters import general, num, pct, span, thousands
 from ..i18n.labels import token_label
+from ..i18n.translations import SLOT, filler
 from ..i18n.translations import template_gettext as _
 from ..i18n.translations import template_ngettext as ngettext
 from .folds import FoldView, fold_view
@@ -175,11 +177,11 @@ def _rows_note(screen: Screen) -> Markup:
 def _rows(screen: Screen, digits: int) -> tuple[LogitRow, ...]:
     """The table's rows; the words every row may use translated once (a Step draws about 20 rows)."""
     picked = _("r picked") if screen.forced else _("picked")
-    choose = _("Choose '%(token)s' instead", token="%(token)s")  # each row's label is put in below
+    choose = filler(_("Choose '%(token)s' instead", token=SLOT))  # each row's label is put in below
     return tuple(_row(t, digits, picked, choose) for t in screen.table)
 
 
-def _row(t: TableRow, digits: int, picked: Markup, choose: Markup) -> LogitRow:
+def _row(t: TableRow, digits: int, picked: Markup, choose: Callable[[Markup], Markup]) -> LogitRow:
     row = t.row
     return LogitRow(
         marks=t.marks,
@@ -195,7 +197,7 @@ def _row(t: TableRow, digits: int, picked: Markup, choose: Markup) -> LogitRow:
         prob=pct(row.prob),
         prob_kept=pct(row.prob_kept) if t.renormalised else None,
         range=span(row.lo, row.hi, digits, row.prob_kept),
-        choose_label=choose % {"token": t.label} if t.choosable else None,
+        choose_label=choose(t.label) if t.choosable else None,
     )
 
 
