@@ -25,7 +25,8 @@ from ...room import codes
 from ...room.guess import guess_token
 from ...room.store import Room, RoomsFull, Vote
 from ...room.teacher import RoomGone, TeacherScreen, TooManyChanges, apply_change
-from ...room.votes import histogram, leaderboard, other_votes, round_result
+from ...room.votes import round_result
+from ..classroom import panel_view, student_view
 from ..classroom import room_support as rs
 from ..i18n.translations import gettext as _
 from ..i18n.translations import lang_param
@@ -34,24 +35,18 @@ from ..serving.policy import Extra, Work, costs
 from ..stages.page import screen_context
 from ..stages.screen import build_screen
 from ..url import share
-from ..url.links import public_base, public_url, share_url, state_links
+from ..url.links import share_url, state_links
 from ..url.share import reach
 from ..url.state import InvalidInput, State
 
 bp = Blueprint("room", __name__)
 
 ACTIONS = frozenset({"step", "back", "reset", "choose", "show"})
-N_BALLOT = 8  # top tokens offered on the ballot
-MAX_ATTEMPTS = 8  # compare-and-set retries when two changes race
+MAX_ATTEMPTS = 8  # tries for a free room code
 
 
 def models():
     return current_app.extensions["models"]
-
-
-def join_url(code: str) -> str:
-    """The address students open: by the LAN address when the teacher is on localhost, as the share link."""
-    return public_base() + url_for(".join_form", code=code)
 
 
 # --- the teacher ---------------------------------------------------------------------------------
@@ -108,32 +103,21 @@ def teach(code: str):
         share_url=share_url(state),
         reach=reach(),
         link=state_links(state),
-        **panel_context(room),
+        room_panel=room_panel(room, presenting=state.present),
     )
 
 
-def panel_context(room: Room) -> dict:
-    """What the teacher's room panel shows."""
-    store = rs.store()
+def room_panel(room: Room, presenting: bool | None = None) -> panel_view.RoomPanel:
+    """The teacher's room panel, from what the store holds now; `presenting` as panel_view.present takes it."""
     lesson = rs.lesson(room)
-    last = lesson.last
-    labels = rs.model_of(rs.state_of(room)).tokenizer
-    board = None
-    if room.leaderboard and lesson.results:
-        board = leaderboard(store.all_votes(room.code), lesson.results, store.students(room.code))
-    return {
-        "room": room,
-        "display_code": codes.display_code(room.code),
-        "join_url": join_url(room.code),
-        "n_students": store.n_students(room.code),
-        "n_votes": len(store.votes(room.code, room.round)) if room.round_open else None,
-        "last": last,
-        "bars": histogram(last) if last else [],
-        "other_votes": other_votes(last) if last else 0,
-        "running": lesson.running,
-        "board": board,
-        "token_text": labels.token_text,
-    }
+    return panel_view.present(
+        room,
+        attendance=rs.attendance(room),
+        lesson=lesson,
+        board=rs.board(room, lesson),
+        model=rs.model_of(rs.state_of(room)),
+        presenting=presenting,
+    )
 
 
 @bp.get("/room/<code>/panel")
@@ -141,7 +125,7 @@ def panel_context(room: Room) -> dict:
 def panel(code: str):
     """The teacher's room panel (the teacher's page refreshes its counts with it)."""
     room = rs.teacher_room(code)
-    return render_template("room/_panel.html", oob=False, **panel_context(room))
+    return render_template("room/_panel.html", oob=False, panel=room_panel(room))
 
 
 @bp.get("/room/<code>/live")
@@ -149,8 +133,7 @@ def panel(code: str):
 def live(code: str):
     """How many students are in the room and, while a vote is open, how many have voted."""
     room = rs.teacher_room(code)
-    n_votes = len(rs.store().votes(room.code, room.round)) if room.round_open else None
-    return render_template("room/_live.html", room=room, n_students=rs.store().n_students(code), n_votes=n_votes)
+    return render_template("room/_live.html", live=panel_view.live(room, rs.attendance(room)))
 
 
 @bp.post("/room/<code>/state")
@@ -163,7 +146,7 @@ def publish(code: str):
     state = rs.state_from_url(request.form.get("url", ""))
     action = request.form.get("action", "show")
     room = apply(room, state, action if action in ACTIONS else "show")
-    return render_template("room/_panel.html", oob=True, **panel_context(room))
+    return render_template("room/_panel.html", oob=True, panel=room_panel(room))
 
 
 @bp.post("/room/<code>/settings")
@@ -191,8 +174,9 @@ def settings(code: str):
 def apply(room: Room, state: State, action: str, **changes) -> Room:
     """Store the teacher's new screen and whatever it does to the vote (room/teacher.py)."""
     hidden, shown = rs.step_keys(state)
-    screen = TeacherScreen(state=rs.encode_state(state), hidden_key=hidden, shown_key=shown,
-                           count=lambda round_: counter(state, round_))
+    screen = TeacherScreen(
+        state=rs.encode_state(state), hidden_key=hidden, shown_key=shown, count=lambda round_: counter(state, round_)
+    )
     try:
         return apply_change(rs.store(), room, screen, action, rs.now(), **changes)
     except RoomGone:
@@ -213,7 +197,7 @@ def counter(state: State, round_: int):
 def qr_code(code: str):
     """A QR code of the join address (the code only: never the teacher's key)."""
     room = rs.find_room(code)
-    return share.qr_code(join_url(room.code), title="QR code to join the class room", error="m")
+    return share.qr_code(rs.join_url(room.code), title="QR code to join the class room", error="m")
 
 
 @bp.get("/room/<code>/results.json")
@@ -253,7 +237,7 @@ def results_json(code: str):
 def join_form():
     """The join form: the room's code (filled in from the QR code) and an optional nickname."""
     code = codes.normalise_code(request.args.get("code", "")) or ""
-    return render_template("room/join.html", code=code, nickname="", message=None)
+    return render_template("room/join.html", form=student_view.join_form(code))
 
 
 @bp.post("/join")
@@ -270,7 +254,7 @@ def join():
     if room is None:
         rs.limit(f"join-failed:{address}", current_app.config["ROOM_FAILED_JOINS_PER_MINUTE"])
         message = _("There is no open room with that code. Codes have 8 letters and digits (no 0, O, 1 or I).")
-        return render_template("room/join.html", code=typed, nickname=nickname, message=message), 404
+        return render_template("room/join.html", form=student_view.join_form(typed, nickname, message)), 404
     student = request.cookies.get(rs.STUDENT_COOKIE + code)
     if not codes.is_secret_shaped(student):
         student = codes.new_secret()
@@ -285,38 +269,29 @@ def join():
     return response
 
 
-def student_context(room: Room, student: str) -> dict:
+def student_record(room: Room, student: str) -> student_view.StudentRecord:
     """A student's own part of the screen: their vote on the open round, their record."""
     store = rs.store()
     mine = store.votes_of(room.code, student)
-    lesson = rs.lesson(room)
-    model = rs.room_model(room)
-    return {
-        "room": room,
-        "my_vote": mine.get(room.round) if room.round_open else None,
-        "guesses": lesson.record(mine),
-        "token_text": model.tokenizer.token_text,
-        "nickname": store.nickname(room.code, student),
-    }
-
-
-def ballot_tokens(screen) -> list[int]:
-    """The ballot's top tokens, in alphabetical order so that the list does not give the ranking away."""
-    ids = [row.id for row in screen.result.rows[:N_BALLOT]]
-    return sorted(ids, key=lambda i: (screen.labels[i].lower(), i))
+    return student_view.record(
+        room,
+        nickname=store.nickname(room.code, student),
+        my_votes=mine,
+        guesses=rs.lesson(room).record(mine),
+        model=rs.room_model(room),
+    )
 
 
 def follow_context(room: Room) -> dict:
+    """The teacher's screen in the student's language, with the line above it and the ballot."""
     state = replace(rs.state_of(room), lang=lang_param())  # the student's language, not the teacher's
     screen = build_screen(models(), state)
     return {
         **screen_context(screen),
-        "room": room,
         "link": state_links(state),
-        "ballot": ballot_tokens(screen),
-        "explore_url": public_url(state),
-        "display_code": codes.display_code(room.code),
         "share_url": share_url(state),
+        "status": student_view.status(room, screen),
+        "ballot": student_view.ballot(room, screen),
     }
 
 
@@ -328,14 +303,19 @@ def follow(code: str):
     student = rs.student_id(room)
     if student is None:
         return redirect(url_for(".join_form", code=code), code=303)
-    context = {**follow_context(room), **student_context(room, student), "round_status": round_status(room)}
-    return render_template("room/follow.html", animate=False, **context)
+    return render_template(
+        "room/follow.html",
+        animate=False,
+        **follow_context(room),
+        student_page=student_view.page(room),
+        record=student_record(room, student),
+    )
 
 
 @bp.get("/room/<code>/screen")
 @costs(Work.SCREEN, state=rs.stored_state)
 def follow_screen(code: str):
-    """The teacher's screen as students' panels (room_polls.py answers 304s and repeats before this)."""
+    """The teacher's screen as students' panels (classroom/student_polls.py answers 304s and repeats before this)."""
     room = rs.find_room(code)
     html = render_template(
         "room/_follow_fragments.html", oob=True, animate=room.action == "step", **follow_context(room)
@@ -343,13 +323,8 @@ def follow_screen(code: str):
     response = current_app.make_response(html)
     response.set_etag(f"{code}-{room.version}")
     response.headers["Cache-Control"] = "no-cache"
-    response.headers["X-Room-Round"] = round_status(room)
+    response.headers["X-Room-Round"] = student_view.round_status(room)
     return response
-
-
-def round_status(room: Room) -> str:
-    """'3-open' while students vote on round 3, '3-closed' after: room.js then asks for the record."""
-    return f"{room.round}-{'open' if room.round_open else 'closed'}"
 
 
 @bp.get("/room/<code>/me")
@@ -360,7 +335,7 @@ def me(code: str):
     student = rs.student_id(room)
     if student is None:
         abort(403, description=_("join the room first."))
-    return render_template("room/_me.html", oob=False, **student_context(room, student))
+    return render_template("room/_me.html", oob=False, record=student_record(room, student))
 
 
 @bp.post("/room/<code>/vote")
@@ -384,9 +359,7 @@ def vote(code: str):
     if outcome is Vote.TOO_MANY:
         abort(429, description=_("you have changed your vote on this step too often; it stays as it is."))
     if is_htmx():  # the line that says the vote; the rest of the student's part has not changed
-        return render_template(
-            "room/_my_vote.html", room=room, my_vote=token, token_text=rs.room_model(room).tokenizer.token_text
-        )
+        return render_template("room/_my_vote.html", vote=student_view.my_vote(room, token, rs.room_model(room)))
     return redirect(url_for(".follow", code=code), code=303)
 
 
