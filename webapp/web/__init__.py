@@ -12,7 +12,9 @@ from ..inference.machinery.user_models import load_available
 from .classroom import room_support
 from .classroom.student_polls import StudentPolls
 from .i18n import filters, translations
-from .routes import api, room
+
+# room_students and room_teacher are imported for their routes, which each adds to room.bp.
+from .routes import api, room, room_students, room_teacher  # noqa: F401
 from .routes import stepper as views
 from .serving import budget, cache, compress, fetched, policy, security
 from .serving import error_pages as errors
@@ -59,6 +61,6 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(api.bp)
     room_support.configure(app)
     app.wsgi_app = StudentPolls(app.wsgi_app, app)  # students' polls answered before Flask where they can be
-    app.register_blueprint(room.bp)
+    app.register_blueprint(room.bp)  # the routes of room_teacher.py and room_students.py
     policy.check_declared(app)  # every route says what it may cost and how it may be cached
     return app

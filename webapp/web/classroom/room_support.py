@@ -29,9 +29,10 @@ from ...room.store import (
     Room,
     RoomStore,
 )
-from ...room.votes import RoundResult, record, running
+from ...room.votes import Place, RoundResult, leaderboard, record, running
 from ..i18n.translations import gettext as _
 from ..stages.screen import take_step
+from ..url.links import public_base
 from ..url.parse import parse_state
 from ..url.state import State, state_model
 
@@ -213,6 +214,31 @@ def lesson(room: Room) -> Lesson:
         kept = Lesson([RoundResult.from_json(text) for text in store().results(room.code).values()])
         lessons.put((room.code, room.version), kept)
     return kept
+
+
+def join_url(code: str) -> str:
+    """The address students open: by the LAN address when the teacher is on localhost, as the share link."""
+    return public_base() + url_for("room.join_form", code=code)
+
+
+@dataclass(frozen=True)
+class Attendance:
+    """How many students are in the room and, while a vote is open, how many have voted on it."""
+
+    n_students: int
+    n_votes: int | None  # None: no vote open
+
+
+def attendance(room: Room) -> Attendance:
+    n_votes = len(store().votes(room.code, room.round)) if room.round_open else None
+    return Attendance(n_students=store().n_students(room.code), n_votes=n_votes)
+
+
+def board(room: Room, lesson: Lesson) -> list[Place] | None:
+    """The leaderboard over the revealed rounds, when the teacher shows it and a round has been revealed."""
+    if not (room.leaderboard and lesson.results):
+        return None
+    return leaderboard(store().all_votes(room.code), lesson.results, store().students(room.code))
 
 
 def model_of(state: State):

@@ -1,9 +1,11 @@
 """The blueprints: each route reads the request, calls the layers below, and answers in a few lines.
 
-    stepper.py  the page and its actions: show a state, Step, Back, Reset, Choose, folds, exports, QR
-    api.py      the JSON twin of a step (/api/step), of the forward pass's inside, and the models
-    room.py     the class room: start, teach, join, follow, vote, reveal
+    stepper.py        the page and its actions: show a state, Step, Back, Reset, Choose, folds, exports, QR
+    api.py            the JSON twin of a step (/api/step), of the forward pass's inside, and the models
+    room.py           the class room's blueprint, its routes in the two modules below
+    room_teacher.py   start a room, teach, the room panel and its counts, the class's settings, reveal
+    room_students.py  join, follow the teacher's screen, vote, the student's record
 
-A route never computes a figure (the core does) nor decides what a panel says (the stages'
-presenters do); it chooses the page or the htmx fragments and the address the browser keeps.
+A route never computes a figure (the core does) nor decides what a panel says (the stages' and the
+class room's presenters do); it chooses the page or the htmx fragments and the address the browser keeps.
 """

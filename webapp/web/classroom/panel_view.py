@@ -1,0 +1,108 @@
+"""The teacher's room panel: how students join, how many are in, the class's settings, the last vote's results.
+
+The panel shows the room's code (as it is read aloud: 'K7QM-3XPA'), the address and QR code students
+join by, how many students are in and how many have voted on the open step (a line the teacher's page
+refreshes every second), the buttons that turn class votes and the leaderboard on or off, the link in
+and out of presenter mode, and, once a vote has been revealed, its results (results_view.py).
+
+The panel also comes alone, without the page around it (after each change the teacher's page sends,
+and from /room/CODE/panel): it then has no presenter-mode link, as it has no screen to read it from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import url_for
+
+from ...inference import LanguageModel
+from ...room import codes
+from ...room.store import Room
+from ...room.votes import Place
+from ..i18n.filters import thousands
+from . import results_view
+from .results_view import RoundResults
+from .room_support import Attendance, Lesson, join_url
+
+
+@dataclass(frozen=True)
+class LiveCounts:
+    """The line the teacher's page refreshes: students in the room and votes on the open step."""
+
+    url: str  # where the page asks for the line again
+    n_students: int
+    students: str  # n_students as the locale writes it
+    voting: bool  # a vote is open: the line counts its votes
+    n_votes: int
+    votes: str
+
+
+@dataclass(frozen=True)
+class RoomPanel:
+    """The teacher's room panel, every address and figure written out."""
+
+    display_code: str  # 'K7QM-3XPA'
+    join_url: str  # 'http://192.168.1.20:8000/join?code=K7QM3XPA'
+    join_address: str  # the same without its query, as the panel prints it
+    qr_url: str
+    settings_url: str
+    publish_url: str  # where the teacher's page sends each new screen (room.js)
+    live: LiveCounts
+    votes_on: bool
+    leaderboard: bool
+    present: bool  # the teacher's page is in presenter mode: the settings form keeps it
+    presenter_url: str | None  # the link into or out of presenter mode; None in the panel sent alone
+    step_hint: bool  # class votes are on and no vote has begun yet: the panel says how one begins
+    results: RoundResults | None  # the last revealed round
+
+
+def present(
+    room: Room,
+    *,
+    attendance: Attendance,
+    lesson: Lesson,
+    board: list[Place] | None,
+    model: LanguageModel,
+    presenting: bool | None = None,
+) -> RoomPanel:
+    """The room panel; `presenting` is whether the teacher's page is in presenter mode, None for the panel alone."""
+    last = lesson.last
+    url = join_url(room.code)
+    return RoomPanel(
+        display_code=codes.display_code(room.code),
+        join_url=url,
+        join_address=url.split("?")[0],
+        qr_url=url_for("room.qr_code", code=room.code),
+        settings_url=url_for("room.settings", code=room.code),
+        publish_url=url_for("room.publish", code=room.code),
+        live=live(room, attendance),
+        votes_on=room.votes_on,
+        leaderboard=room.leaderboard,
+        present=bool(presenting),
+        presenter_url=None if presenting is None else presenter_url(room, presenting),
+        step_hint=shows_step_hint(room, lesson),
+        results=results_view.present(last, running=lesson.running, board=board, model=model) if last else None,
+    )
+
+
+def live(room: Room, attendance: Attendance) -> LiveCounts:
+    """The line of counts: 12 students, and 7 votes while a vote is open."""
+    n_votes = attendance.n_votes
+    return LiveCounts(
+        url=url_for("room.live", code=room.code),
+        n_students=attendance.n_students,
+        students=thousands(attendance.n_students),
+        voting=n_votes is not None,
+        n_votes=n_votes or 0,
+        votes=thousands(n_votes or 0),
+    )
+
+
+def presenter_url(room: Room, presenting: bool) -> str:
+    """The teacher's page in the other mode: out of presenter mode when in it, into it when not."""
+    return url_for("room.teach", code=room.code, present=None if presenting else "1")
+
+
+def shows_step_hint(room: Room, lesson: Lesson) -> bool:
+    """Whether the panel says how a vote begins: class votes on, no vote open, none revealed yet."""
+    return room.votes_on and not room.round_open and lesson.last is None

@@ -1,0 +1,184 @@
+"""A student's part of the room: the line that says whom they follow, the ballot, their vote and record.
+
+A student's screen is the teacher's (the stages' panels) with, above it, a line naming the room and
+the step, the ballot while a vote is open (the model's top tokens in alphabetical order, so that the
+list does not give the ranking away, and a field for a typed word), and their own part: the vote
+they cast on the open step and their guesses on the revealed ones. The join form is here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from flask import url_for
+from markupsafe import Markup
+
+from ...inference import LanguageModel
+from ...room import codes
+from ...room.store import Room
+from ...room.votes import Guess
+from ..i18n.labels import token_labels
+from ..i18n.translations import lang_param
+from ..stages.screen import Screen
+from ..url.links import public_url
+
+N_BALLOT = 8  # top tokens offered on the ballot
+N_GUESSES = 8  # a student's latest guesses listed
+
+
+def round_status(room: Room) -> str:
+    """'3-open' while students vote on round 3, '3-closed' after: room.js then asks for the record.
+
+    >>> round_status(Room(code="K7QM3XPA", key_hash="", state="", round=3, round_open=True))
+    '3-open'
+    """
+    return f"{room.round}-{'open' if room.round_open else 'closed'}"
+
+
+@dataclass(frozen=True)
+class StudentPage:
+    """The student's page around the panels: its title's code, and what room.js polls."""
+
+    display_code: str
+    screen_url: str  # the teacher's screen as panels: 304 while it has not changed
+    me_url: str  # the student's own part, asked for after a reveal
+    etag: str  # the room's version the page shows
+    round_status: str
+
+
+def page(room: Room) -> StudentPage:
+    return StudentPage(
+        display_code=codes.display_code(room.code),
+        screen_url=url_for("room.follow_screen", code=room.code, lang=lang_param()),
+        me_url=url_for("room.me", code=room.code),
+        etag=f"{room.code}-{room.version}",
+        round_status=round_status(room),
+    )
+
+
+@dataclass(frozen=True)
+class RoomStatus:
+    """The line above a student's panels: the room followed, the step on screen, the way out and back."""
+
+    display_code: str
+    step: int | None  # the step on screen, counted from 1; None before the first
+    explore_url: str  # the teacher's screen on the ordinary stepper
+    follow_url: str  # this page again, for a browser without JavaScript
+
+
+def status(room: Room, screen: Screen) -> RoomStatus:
+    return RoomStatus(
+        display_code=codes.display_code(room.code),
+        step=screen.shown + 1 if screen.taken else None,
+        explore_url=public_url(screen.state),
+        follow_url=url_for("room.follow", code=room.code),
+    )
+
+
+@dataclass(frozen=True)
+class BallotToken:
+    id: int
+    label: Markup
+
+
+@dataclass(frozen=True)
+class Ballot:
+    """The ballot: the tokens offered and the field for a word while a vote is open; else a note, or nothing."""
+
+    open: bool
+    waiting: bool  # class votes are on but no vote is open: the teacher's next Step starts one
+    vote_url: str
+    round: int
+    tokens: tuple[BallotToken, ...]  # in alphabetical order
+
+
+def ballot(room: Room, screen: Screen) -> Ballot:
+    labels = screen.labels
+    return Ballot(
+        open=room.round_open,
+        waiting=room.votes_on and not room.round_open,
+        vote_url=url_for("room.vote", code=room.code),
+        round=room.round,
+        tokens=tuple(BallotToken(id=i, label=labels[i]) for i in ballot_tokens(screen)) if room.round_open else (),
+    )
+
+
+def ballot_tokens(screen: Screen) -> list[int]:
+    """The ballot's top tokens, in alphabetical order so that the list does not give the ranking away.
+
+    Ties in letters (case aside) go by id: 'The' (id 7) before 'the' (id 12).
+    """
+    ids = [row.id for row in screen.result.rows[:N_BALLOT]]
+    labels = screen.labels
+    return sorted(ids, key=lambda i: (labels[i].lower(), i))
+
+
+@dataclass(frozen=True)
+class MyVote:
+    """The line that says the student's vote on the open step."""
+
+    token: Markup | None  # the token voted for; None if no vote (or none open)
+    not_yet: bool  # a vote is open and the student has not voted
+
+
+def my_vote(room: Room, token: int | None, model: LanguageModel) -> MyVote:
+    return MyVote(
+        token=None if token is None else token_labels(model)[token],
+        not_yet=token is None and room.round_open,
+    )
+
+
+@dataclass(frozen=True)
+class GuessLine:
+    """One revealed step the student guessed at."""
+
+    step: int  # counted from 1
+    guess: Markup
+    picked: Markup
+    hit: bool
+
+
+@dataclass(frozen=True)
+class StudentRecord:
+    """The student's own part: their vote on the open step, and their guesses so far."""
+
+    nickname: str  # '' for none
+    vote: MyVote
+    n_guesses: int
+    n_hits: int
+    guesses: tuple[GuessLine, ...]  # the latest N_GUESSES, newest first
+    explains_votes: bool  # no guesses yet and no vote open: say where the guesses will come
+
+
+def record(
+    room: Room, *, nickname: str | None, my_votes: dict[int, int], guesses: Sequence[Guess], model: LanguageModel
+) -> StudentRecord:
+    """A student's part, from their votes by round and their guesses on the revealed rounds (oldest first)."""
+    labels = token_labels(model)
+    latest = [
+        GuessLine(step=g.step + 1, guess=labels[g.guess], picked=labels[g.picked], hit=g.hit)
+        for g in reversed(guesses[-N_GUESSES:])
+    ]
+    return StudentRecord(
+        nickname=nickname or "",
+        vote=my_vote(room, my_votes.get(room.round) if room.round_open else None, model),
+        n_guesses=len(guesses),
+        n_hits=sum(g.hit for g in guesses),
+        guesses=tuple(latest),
+        explains_votes=not guesses and not room.round_open,
+    )
+
+
+@dataclass(frozen=True)
+class JoinForm:
+    """The join form: the code (from the QR code, or as typed), the nickname, and what went wrong."""
+
+    code: str
+    nickname: str
+    message: str | None
+    max_nickname: int
+
+
+def join_form(code: str, nickname: str = "", message: str | None = None) -> JoinForm:
+    return JoinForm(code=code, nickname=nickname, message=message, max_nickname=codes.MAX_NICKNAME)

@@ -1,0 +1,177 @@
+"""The class room's students: join, follow the teacher's screen, vote on the next token, see their record.
+
+GET  /join, POST /join       a student joins with the code and an optional nickname
+GET  /room/CODE              a student's screen: the teacher's, the vote, their record (works without JS)
+GET  /room/CODE/screen       what students poll: 304 while the version is the same, else the panels
+GET  /room/CODE/me           the student's own part: their vote on the open step and their record
+POST /room/CODE/vote         a student's guess: a token id, or a typed word
+
+A student is an id in an HttpOnly cookie named after the room (rs.student_id); what their templates
+show comes from classroom/student_view.py. The routes are room.py's blueprint's, as the teacher's
+are (room_teacher.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from flask import abort, current_app, redirect, render_template, request, url_for
+
+from ...inference.errors import N_
+from ...room import codes
+from ...room.guess import guess_token
+from ...room.store import Room, Vote
+from ..classroom import room_support as rs
+from ..classroom import student_view
+from ..i18n.translations import gettext as _
+from ..i18n.translations import lang_param
+from ..serving.htmx import is_htmx
+from ..serving.policy import Work, costs
+from ..stages.page import screen_context
+from ..stages.screen import build_screen
+from ..url.links import share_url, state_links
+from ..url.state import InvalidInput
+from .room import bp, models
+
+
+@bp.get("/join")
+@costs(Work.NONE)
+def join_form():
+    """The join form: the room's code (filled in from the QR code) and an optional nickname."""
+    code = codes.normalise_code(request.args.get("code", "")) or ""
+    return render_template("room/join.html", form=student_view.join_form(code))
+
+
+@bp.post("/join")
+@costs(Work.NONE)
+def join():
+    """Join a room: a student id in a cookie scoped to the room, then the room's screen."""
+    rs.check_origin()
+    address = rs.client_address()
+    rs.limit(f"join:{address}", current_app.config["ROOM_JOINS_PER_MINUTE"])
+    typed = request.form.get("code", "")[:40]
+    code = codes.normalise_code(typed)
+    room = rs.store().get(code, rs.now()) if code else None
+    nickname = codes.clean_nickname(request.form.get("nickname"))
+    if room is None:
+        rs.limit(f"join-failed:{address}", current_app.config["ROOM_FAILED_JOINS_PER_MINUTE"])
+        message = _("There is no open room with that code. Codes have 8 letters and digits (no 0, O, 1 or I).")
+        return render_template("room/join.html", form=student_view.join_form(typed, nickname, message)), 404
+    student = request.cookies.get(rs.STUDENT_COOKIE + code)
+    if not codes.is_secret_shaped(student):
+        student = codes.new_secret()
+    if not rs.store().join(code, student, nickname, current_app.config["ROOM_MAX_STUDENTS"]):
+        abort(409, description=_("this room is full; ask the teacher to start another."))
+    response = redirect(url_for(".follow", code=code), code=303)
+    age = int(current_app.config["ROOM_IDLE_SECONDS"]) + 3600
+    response.set_cookie(
+        rs.STUDENT_COOKIE + code, student, max_age=age, httponly=True, samesite="Lax", secure=rs.secure()
+    )
+    response.set_cookie(rs.ROOM_COOKIE, code, max_age=age, samesite="Lax", secure=rs.secure())
+    return response
+
+
+def student_record(room: Room, student: str) -> student_view.StudentRecord:
+    """A student's own part of the screen: their vote on the open round, their record."""
+    store = rs.store()
+    mine = store.votes_of(room.code, student)
+    return student_view.record(
+        room,
+        nickname=store.nickname(room.code, student),
+        my_votes=mine,
+        guesses=rs.lesson(room).record(mine),
+        model=rs.room_model(room),
+    )
+
+
+def follow_context(room: Room) -> dict:
+    """The teacher's screen in the student's language, with the line above it and the ballot."""
+    state = replace(rs.state_of(room), lang=lang_param())  # the student's language, not the teacher's
+    screen = build_screen(models(), state)
+    return {
+        **screen_context(screen),
+        "link": state_links(state),
+        "share_url": share_url(state),
+        "status": student_view.status(room, screen),
+        "ballot": student_view.ballot(room, screen),
+    }
+
+
+@bp.get("/room/<code>")
+@costs(Work.SCREEN, state=rs.stored_state)
+def follow(code: str):
+    """A student's screen: the teacher's, the vote when it is open, their own record."""
+    room = rs.find_room(code)
+    student = rs.student_id(room)
+    if student is None:
+        return redirect(url_for(".join_form", code=code), code=303)
+    return render_template(
+        "room/follow.html",
+        animate=False,
+        **follow_context(room),
+        student_page=student_view.page(room),
+        record=student_record(room, student),
+    )
+
+
+@bp.get("/room/<code>/screen")
+@costs(Work.SCREEN, state=rs.stored_state)
+def follow_screen(code: str):
+    """The teacher's screen as students' panels (classroom/student_polls.py answers 304s and repeats before this)."""
+    room = rs.find_room(code)
+    html = render_template(
+        "room/_follow_fragments.html", oob=True, animate=room.action == "step", **follow_context(room)
+    )
+    response = current_app.make_response(html)
+    response.set_etag(f"{code}-{room.version}")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Room-Round"] = student_view.round_status(room)
+    return response
+
+
+@bp.get("/room/<code>/me")
+@costs(Work.NONE)
+def me(code: str):
+    """The student's own part: their vote on the open round and their record."""
+    room = rs.find_room(code)
+    student = rs.student_id(room)
+    if student is None:
+        abort(403, description=_("join the room first."))
+    return render_template("room/_me.html", oob=False, record=student_record(room, student))
+
+
+@bp.post("/room/<code>/vote")
+@costs(Work.NONE)
+def vote(code: str):
+    """A student's guess at the next token; a second one on the same step replaces the first."""
+    rs.check_origin()
+    room = rs.find_room(code)
+    student = request.cookies.get(rs.STUDENT_COOKIE + code)  # the store checks that the student is in the room
+    if not codes.is_secret_shaped(student):
+        abort(403, description=_("join the room first: only students in the room can vote."))
+    round_text = request.form.get("round", "")
+    if not (round_text.isascii() and round_text.isdigit()):
+        raise InvalidInput(N_("the vote must say which step it is for"))
+    token = read_guess(room)
+    outcome = rs.store().vote(code, int(round_text), student, token)  # only while that round is open
+    if outcome is Vote.CLOSED:
+        abort(409, description=_("voting on that step has closed: the teacher has revealed it or moved on."))
+    if outcome is Vote.NOT_JOINED:
+        abort(403, description=_("join the room first: only students in the room can vote."))
+    if outcome is Vote.TOO_MANY:
+        abort(429, description=_("you have changed your vote on this step too often; it stays as it is."))
+    if is_htmx():  # the line that says the vote; the rest of the student's part has not changed
+        return render_template("room/_my_vote.html", vote=student_view.my_vote(room, token, rs.room_model(room)))
+    return redirect(url_for(".follow", code=code), code=303)
+
+
+def read_guess(room: Room) -> int:
+    """The token voted for: a token id from the ballot, or the one token a typed word is."""
+    model = rs.room_model(room)
+    token = request.form.get("token", "").strip()
+    if token:
+        if not (token.isascii() and token.isdigit()) or len(token) > 9:
+            raise InvalidInput(N_("token must be a token id, not %(value)s"), value=repr(token[:20]))
+        model.tokenizer.check_ids([int(token)])
+        return int(token)
+    return guess_token(model, request.form.get("text", ""))

@@ -1,0 +1,216 @@
+"""The class room's teacher: start a room, show it the screen, count the class's votes, reveal.
+
+POST /room                   start a room from the teacher's screen (sets the teacher's key cookie)
+GET  /room/CODE/teach        the teacher's screen with the room panel (classroom/panel_view.py)
+GET  /room/CODE/panel        the room panel alone; GET /room/CODE/live its counts
+POST /room/CODE/state        the teacher's screen changed: store it (room.js sends it after each change)
+POST /room/CODE/settings     class votes, leaderboard on or off
+GET  /room/CODE/qr.svg       the join address as a QR code
+GET  /room/CODE/results.json the room's rounds as data
+
+Every route but the QR code asks for the teacher's key (rs.teacher_room); the routes are room.py's
+blueprint's, as the students' are (room_students.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from flask import abort, current_app, redirect, render_template, request, url_for
+
+from ...inference.errors import N_
+from ...room import codes
+from ...room.store import Room, RoomsFull
+from ...room.teacher import RoomGone, TeacherScreen, TooManyChanges, apply_change
+from ...room.votes import round_result
+from ..classroom import panel_view
+from ..classroom import room_support as rs
+from ..i18n.translations import gettext as _
+from ..serving.policy import Extra, Work, costs
+from ..stages.page import screen_context
+from ..stages.screen import build_screen
+from ..url import share
+from ..url.links import share_url, state_links
+from ..url.share import reach
+from ..url.state import InvalidInput, State
+from .room import bp, models
+
+ACTIONS = frozenset({"step", "back", "reset", "choose", "show"})
+MAX_ATTEMPTS = 8  # tries for a free room code
+
+
+@bp.post("/room")
+@costs(Work.STEP, extras=Extra.NONE, state=rs.posted_step("from"))
+def start():
+    """Start a room from the screen the teacher is on; only this browser gets the teacher's key."""
+    rs.check_origin()
+    rs.limit(f"start:{rs.client_address()}", 30)
+    state = rs.state_from_url(request.form.get("from", "/"))
+    key, now = codes.new_secret(), rs.now()
+    try:
+        for _attempt in range(MAX_ATTEMPTS):
+            room = Room(
+                code=codes.new_code(),
+                key_hash=codes.key_hash(key),
+                state=rs.encode_state(state),
+                created=now,
+                touched=now,
+            )
+            if rs.store().create(room, current_app.config["ROOM_MAX_ROOMS"]):
+                break
+        else:
+            abort(503, description=_("could not find a free room code; try again."))
+    except RoomsFull:
+        abort(503, description=_("the server has as many open rooms as it allows; try again later."))
+    rs.store().purge(now)
+    response = redirect(url_for(".teach", code=room.code, lang=state.lang), code=303)
+    response.set_cookie(
+        rs.TEACHER_COOKIE,
+        key,
+        max_age=int(current_app.config["ROOM_IDLE_SECONDS"]) + 3600,
+        path=rs.room_cookie_path(room.code),
+        httponly=True,
+        samesite="Strict",
+        secure=rs.secure(),
+    )
+    return response
+
+
+@bp.get("/room/<code>/teach")
+@costs(Work.SCREEN, state=rs.stored_state)
+def teach(code: str):
+    """The teacher's screen: the stepper, as the room last stored it, and the room panel."""
+    room = rs.teacher_room(code)
+    state = replace(rs.state_of(room), present=request.args.get("present") == "1")
+    screen = build_screen(models(), state)
+    return render_template(
+        "room/teach.html",
+        **screen_context(screen),
+        animate=False,
+        share_url=share_url(state),
+        reach=reach(),
+        link=state_links(state),
+        room_panel=room_panel(room, presenting=state.present),
+    )
+
+
+def room_panel(room: Room, presenting: bool | None = None) -> panel_view.RoomPanel:
+    """The teacher's room panel, from what the store holds now; `presenting` as panel_view.present takes it."""
+    lesson = rs.lesson(room)
+    return panel_view.present(
+        room,
+        attendance=rs.attendance(room),
+        lesson=lesson,
+        board=rs.board(room, lesson),
+        model=rs.model_of(rs.state_of(room)),
+        presenting=presenting,
+    )
+
+
+@bp.get("/room/<code>/panel")
+@costs(Work.NONE)
+def panel(code: str):
+    """The teacher's room panel (the teacher's page refreshes its counts with it)."""
+    room = rs.teacher_room(code)
+    return render_template("room/_panel.html", oob=False, panel=room_panel(room))
+
+
+@bp.get("/room/<code>/live")
+@costs(Work.NONE)
+def live(code: str):
+    """How many students are in the room and, while a vote is open, how many have voted."""
+    room = rs.teacher_room(code)
+    return render_template("room/_live.html", live=panel_view.live(room, rs.attendance(room)))
+
+
+@bp.post("/room/<code>/state")
+@costs(Work.STEP, extras=Extra.NONE, state=rs.posted_step("url"))  # a revealed round is counted from that step
+def publish(code: str):
+    """Store the teacher's new screen (the stepper URL it was pushed to) for the students to follow."""
+    rs.check_origin()
+    room = rs.teacher_room(code)
+    rs.limit(f"change:{code}", current_app.config["ROOM_CHANGES_PER_MINUTE"])
+    state = rs.state_from_url(request.form.get("url", ""))
+    action = request.form.get("action", "show")
+    room = apply(room, state, action if action in ACTIONS else "show")
+    return render_template("room/_panel.html", oob=True, panel=room_panel(room))
+
+
+@bp.post("/room/<code>/settings")
+@costs(Work.SCREEN, extras=Extra.NONE, state=rs.stored_state)  # a revealed round is counted from its step
+def settings(code: str):
+    """Turn class votes or the leaderboard on or off."""
+    rs.check_origin()
+    room = rs.teacher_room(code)
+    changes = {}
+    for name in ("votes_on", "leaderboard"):
+        value = request.form.get(name)
+        if value is not None:
+            if value not in ("0", "1"):
+                raise InvalidInput(N_("%(name)s must be 1 or 0"), name=name)
+            changes[name] = value == "1"
+    state = rs.state_of(room)
+    if "votes_on" in changes:  # class votes hide each next pick until Reveal; the one on screen stays shown
+        on = changes["votes_on"]
+        state = replace(state, predict=on, revealed=on and state.shown is not None)
+    apply(room, state, "show", **changes)
+    target = url_for(".teach", code=code, present="1" if request.form.get("present") == "1" else None)
+    return redirect(target, code=303)
+
+
+def apply(room: Room, state: State, action: str, **changes) -> Room:
+    """Store the teacher's new screen and whatever it does to the vote (room/teacher.py)."""
+    hidden, shown = rs.step_keys(state)
+    screen = TeacherScreen(
+        state=rs.encode_state(state), hidden_key=hidden, shown_key=shown, count=lambda round_: counter(state, round_)
+    )
+    try:
+        return apply_change(rs.store(), room, screen, action, rs.now(), **changes)
+    except RoomGone:
+        return rs.find_room(room.code)  # says so, with the usual 404
+    except TooManyChanges:
+        abort(409, description=_("the room changed too often at once; try again."))
+
+
+def counter(state: State, round_: int):
+    """count(votes) -> the revealed round's result as JSON, for the store to save as it closes the round."""
+    step = build_screen(models(), state).result  # computed before the store locks anything
+    picked = state.ids[state.shown]
+    return lambda votes: round_result(round_, step, picked, votes).to_json()
+
+
+@bp.get("/room/<code>/qr.svg")
+@costs(Work.NONE)
+def qr_code(code: str):
+    """A QR code of the join address (the code only: never the teacher's key)."""
+    room = rs.find_room(code)
+    return share.qr_code(rs.join_url(room.code), title="QR code to join the class room", error="m")
+
+
+@bp.get("/room/<code>/results.json")
+@costs(Work.NONE)
+def results_json(code: str):
+    """The room's rounds as data, for the teacher: votes counted, the tally, the pick."""
+    room = rs.teacher_room(code)
+    store = rs.store()
+    rounds = [
+        {
+            "round": r.round,
+            "step": r.step,
+            "n_votes": r.n_votes,
+            "picked": r.picked,
+            "top": r.top,
+            "tally": {str(k): v for k, v in r.tally.items()},
+        }
+        for r in rs.lesson(room).results
+    ]
+    open_votes = len(store.votes(code, room.round)) if room.round_open else None
+    return {
+        "round": room.round,
+        "round_open": room.round_open,
+        "version": room.version,
+        "state": room.state,
+        "n_students": store.n_students(code),
+        "open_votes": open_votes,
+        "rounds": rounds,
+    }
