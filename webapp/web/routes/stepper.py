@@ -7,7 +7,6 @@ from dataclasses import replace
 import segno
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
-from ...fetch import fetchable
 from ...inference import UnknownModel, get_model
 from ...inference.derived.export import chain_to_csv, rows_to_csv, run_to_csv, trace_to_dict
 from ...inference.derived.vocab_search import search_vocab
@@ -15,7 +14,6 @@ from ...inference.errors import N_
 from ..i18n.translations import DEFAULT_LANGUAGE, current_language
 from ..serving import fetched
 from ..serving.budget import budget_seconds, within_deadline
-from ..serving.fetched import fetch_command
 from ..serving.htmx import is_htmx
 from ..serving.policy import Cache, Extra, Work, answers_with_screen, costs, from_query
 from ..stages import folds, panels
@@ -25,26 +23,13 @@ from ..url import share
 from ..url.links import language_links, public_url, share_url, state_links
 from ..url.parse import model_name, parse_search, parse_token
 from ..url.share import reach
-from ..url.state import FORCED, MAX_TEMPERATURE, InvalidInput, State, state_model
+from ..url.state import FORCED, InvalidInput, State, state_model
 
 bp = Blueprint("stepper", __name__)
 
 
 def models():
     return current_app.extensions["models"]
-
-
-bp.add_app_template_global(panels.shown_key)
-
-
-@bp.app_context_processor
-def model_menu():
-    """The models to choose from, and the commands that would fetch more (see fetched.py)."""
-    return {
-        "models_list": list(models().values()),
-        "fetch_commands": list(map(fetch_command, fetchable(models()))),
-        "max_temperature": MAX_TEMPERATURE,
-    }
 
 
 def read_state() -> State:

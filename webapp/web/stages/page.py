@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from . import controls as controls_presenter  # the module; Stages.controls is its view
 from . import decode, encode, forward, softmax
 from . import inside as inside_presenter  # not the core's inference/derived/inside.py
 from .screen import Screen
@@ -46,6 +47,11 @@ class Stages:
     def inside(self) -> inside_presenter.InsidePanel:
         """Inside the forward pass: closed, the link that opens it; open, what the step's forward pass computed."""
         return inside_presenter.present(self.screen)
+
+    @cached_property
+    def controls(self) -> controls_presenter.ControlsPanel:
+        """The controls form with the prompt box, and the panels htmx swaps in it."""
+        return controls_presenter.present(self.screen)
 
 
 def screen_context(screen: Screen) -> dict:

@@ -11,7 +11,6 @@ from ...inference.derived import explain
 from ...inference.derived.many import ManySample, sample_many
 from ...inference.derived.table import N_ROWS
 from ...inference.derived.uncertainty import Uncertainty, uncertainty
-from ...inference.step import MAX_TOKENS
 from ..i18n.filters import pick_digits, range_digits
 from ..i18n.labels import token_labels
 from ..i18n.translations import gettext, ngettext
@@ -169,10 +168,6 @@ class Screen:
             )
             if n
         ]
-
-    @property
-    def at_limit(self) -> bool:
-        return len(self.result.prompt_tokens) + len(self.state.ids) + 1 >= MAX_TOKENS
 
     # --- the sampler chain, sample many, uncertainty ------------------------------------------------
 
