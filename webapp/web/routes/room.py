@@ -35,7 +35,6 @@ from ..stages.page import screen_context
 from ..stages.screen import build_screen
 from ..url import share
 from ..url.links import public_base, public_url, share_url, state_links
-from ..url.share import reach
 from ..url.state import InvalidInput, State
 
 bp = Blueprint("room", __name__)
@@ -105,9 +104,6 @@ def teach(code: str):
         "room/teach.html",
         **screen_context(screen),
         animate=False,
-        share_url=share_url(state),
-        reach=reach(),
-        link=state_links(state),
         **panel_context(room),
     )
 

@@ -22,7 +22,6 @@ from ..stages.screen import build_screen, n_rows, take_step
 from ..url import share
 from ..url.links import language_links, public_url, share_url, state_links
 from ..url.parse import model_name, parse_search, parse_token
-from ..url.share import reach
 from ..url.state import FORCED, InvalidInput, State, state_model
 
 bp = Blueprint("stepper", __name__)
@@ -58,9 +57,6 @@ def render_screen(state: State, shown=None, animate: bool = False, asked: State 
         template,
         **screen_context(screen),
         animate=animate and not screen.hidden,
-        share_url=share_url(state),
-        link=state_links(state),
-        reach=reach(),
         panels=sent,
         languages=language_links(state),
     )

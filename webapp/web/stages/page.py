@@ -14,6 +14,7 @@ from functools import cached_property
 from . import controls as controls_presenter  # the module; Stages.controls is its view
 from . import decode, encode, forward, softmax
 from . import inside as inside_presenter  # not the core's inference/derived/inside.py
+from . import share as share_presenter  # not url/share.py, which says who can reach the link
 from .screen import Screen
 
 
@@ -52,6 +53,11 @@ class Stages:
     def controls(self) -> controls_presenter.ControlsPanel:
         """The controls form with the prompt box, and the panels htmx swaps in it."""
         return controls_presenter.present(self.screen)
+
+    @cached_property
+    def share(self) -> share_presenter.SharePanel:
+        """The share panel: the QR code, the link, the downloads."""
+        return share_presenter.present(self.screen)
 
 
 def screen_context(screen: Screen) -> dict:
