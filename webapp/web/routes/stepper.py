@@ -16,11 +16,11 @@ from ..serving import fetched
 from ..serving.budget import budget_seconds, within_deadline
 from ..serving.htmx import is_htmx
 from ..serving.policy import Cache, Extra, Work, answers_with_screen, costs, from_query
-from ..stages import folds, panels
+from ..stages import chrome, folds, panels
 from ..stages.page import screen_context
 from ..stages.screen import build_screen, n_rows, take_step
 from ..url import share
-from ..url.links import language_links, public_url, share_url, state_links
+from ..url.links import public_url, share_url
 from ..url.parse import model_name, parse_search, parse_token
 from ..url.state import FORCED, InvalidInput, State, state_model
 
@@ -29,6 +29,9 @@ bp = Blueprint("stepper", __name__)
 
 def models():
     return current_app.extensions["models"]
+
+
+bp.add_app_template_global(chrome.languages_here)  # the language switcher of a page without a screen
 
 
 def read_state() -> State:
@@ -58,7 +61,6 @@ def render_screen(state: State, shown=None, animate: bool = False, asked: State 
         **screen_context(screen),
         animate=animate and not screen.hidden,
         panels=sent,
-        languages=language_links(state),
     )
     response = current_app.make_response(html)
     response.headers["HX-Push-Url"] = public_url(state)
@@ -144,11 +146,11 @@ def fold(name: str):
     screen = build_screen(models(), state)
     if not folds.on_screen(name, screen):
         raise InvalidInput(folds.refusal(name), name=name)
-    link = state_links(state)
+    context = screen_context(screen)  # one screen's views, for the fold and its page
     if is_htmx():
-        return folds.render_fold(section, "body", link=link, **screen_context(screen))
-    body = folds.render_fold(section, "open", link=link, **screen_context(screen))
-    return render_template("fold.html", screen=screen, body=body, link=link)
+        return folds.render_fold(section, "body", **context)
+    body = folds.render_fold(section, "open", **context)
+    return render_template("fold.html", body=body, **context)
 
 
 @bp.get("/export.json")
