@@ -5,14 +5,13 @@ to the form), the temperature, truncation, seed, model, the teacher's r and pred
 hidden fields hold the rest (the ids, the modes), so that Step, Back, Reset and each setting send the
 whole screen. An htmx answer swaps the hidden fields on every action, and the temperature's value, the
 model's description (with the article's fields) and the teacher's r when they changed (panels.py).
-Every value is written here; the template only places it. Left out: the sampler chain's settings
-(penalties, range order), which the chain's panel shows.
+Every value is written here; the template only places it. Left out: the penalties and the range
+order, the sampler chain's settings (templates/panels/_chain_settings.html).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from flask import current_app
 
@@ -27,15 +26,6 @@ from ..url.paths import path_for
 from ..url.state import MAX_TEMPERATURE
 from .panels import shown_key
 from .screen import Screen
-
-
-class NumberField(NamedTuple):
-    """One number field of a group (templates/panels/_number_fields.html): its name, label, value and limits."""
-
-    name: str  # the field's name and id: 'top_k'
-    label: str
-    value: str  # '' when the setting is off
-    attrs: str  # its HTML limits, the templates' own words: 'min="1" step="1"'
 
 
 @dataclass(frozen=True)
@@ -81,7 +71,9 @@ class ControlsPanel:
     temperature_marks: tuple[TemperatureMark, ...]
     temperature_value: str  # the value beside the slider: '0.70'
     temperature_effect: str | None  # 'greedy', 'sharper' or 'flatter' (temperature_effect); None at T = 1
-    truncation: tuple[NumberField, ...]  # top-k, top-p, min-p
+    top_k: str  # each truncation setting as its field holds it: '' when off
+    top_p: str
+    min_p: str
     seed: str
     models: tuple[ModelOption, ...]
     fetch_commands: tuple[str, ...]  # the commands that would fetch the models this server has not
@@ -107,7 +99,9 @@ def present(screen: Screen) -> ControlsPanel:
         temperature_marks=temperature_marks(),
         temperature_value=fixed(settings.temperature, 2),
         temperature_effect=temperature_effect(settings.temperature),
-        truncation=truncation_fields(screen),
+        top_k=_field_value(settings.top_k),
+        top_p=_field_value(settings.top_p),
+        min_p=_field_value(settings.min_p),
         seed=str(settings.seed),
         models=model_options(state.model),
         fetch_commands=tuple(map(fetch_command, fetchable(current_app.extensions["models"]))),
@@ -144,17 +138,6 @@ def temperature_marks() -> tuple[TemperatureMark, ...]:
     return tuple(
         TemperatureMark(value=str(t), label=greedy if t == 0 else str(t), scale=zero if t == 0 else str(t))
         for t in range(int(MAX_TEMPERATURE) + 1)
-    )
-
-
-def truncation_fields(screen: Screen) -> tuple[NumberField, ...]:
-    """Top-k, top-p and min-p as number fields: each empty when off."""
-    s = screen.state.settings
-    return (
-        # Translators: Top-k, Top-p and Min-p are the truncation methods' names.
-        NumberField("top_k", _("Top-k"), _field_value(s.top_k), 'min="1" step="1"'),
-        NumberField("top_p", _("Top-p"), _field_value(s.top_p), 'min="0" max="1" step="0.01"'),
-        NumberField("min_p", _("Min-p"), _field_value(s.min_p), 'min="0" max="1" step="0.01"'),
     )
 
 
