@@ -18,12 +18,12 @@ from .markup import query_of
 from .seeded import BASE, joined, url
 
 
-def present(app, lang: str | None = None, **params) -> controls.ControlsPanel:
-    """The controls of the screen with params, as a request for it would present them."""
+def present(app, presenter=controls.present, lang: str | None = None, **params):
+    """presenter(screen) for the screen with params (the controls, by default), as a request for it would present it."""
     models = app.extensions["models"]
     with app.test_request_context(url("/", **params, **({"lang": lang} if lang else {}))):
         app.preprocess_request()
-        return controls.present(build_screen(models, parse_state(params, models, app.config["DEFAULT_MODEL"])))
+        return presenter(build_screen(models, parse_state(params, models, app.config["DEFAULT_MODEL"])))
 
 
 def test_the_docstrings_examples_hold():
@@ -50,7 +50,7 @@ def test_the_temperatures_value_is_written_with_two_decimals_and_its_effect(app,
 
 
 def test_the_temperatures_value_is_written_in_the_pages_language(app):
-    panel = present(app, "de", **{**BASE, "temperature": "0.7"})
+    panel = present(app, lang="de", **{**BASE, "temperature": "0.7"})
     assert (panel.temperature, panel.temperature_value) == ("0.7", "0,70")  # the slider's value stays a number
 
 
@@ -69,7 +69,8 @@ def test_auto_play_stops_when_one_more_step_would_reach_the_token_limit(app, mod
     prompt = "." * prompt_tokens  # one token per full stop
     assert len(model.tokenizer.encode(prompt)) == prompt_tokens
     full_stop = model.tokenizer.encode(".")[0].id
-    assert present(app, prompt=prompt, seed="7", ids=joined([full_stop] * ids)).at_limit is stops
+    fields = present(app, controls.present_state_fields, prompt=prompt, seed="7", ids=joined([full_stop] * ids))
+    assert fields.at_limit is stops
 
 
 def test_a_truncation_field_is_empty_when_off_and_holds_the_setting_when_on(app):
@@ -96,20 +97,20 @@ def test_probabilities_that_do_not_add_up_to_1_say_their_sum_in_the_pages_langua
     typed = {**BASE, "model": "article", "vocab": "A,B,C", "scores": "0.2,0.2,0.2"}
     article = present(app, **typed).article
     assert (article.scores, article.normalised, article.total) == ("0.2,0.2,0.2", False, "0.6")
-    assert present(app, "de", **typed).article.total == "0,6"
+    assert present(app, lang="de", **typed).article.total == "0,6"
     assert present(app, **{**typed, "scores_as": "logits"}).article.normalised  # logits need no sum
 
 
 def test_the_form_holds_the_state_no_visible_field_holds(app, model, three):
     params = {**BASE, "ids": joined(three), "at": "1", "inside": "1"}
-    panel = present(app, **params)
+    panel = present(app, controls.present_state_fields, **params)
     fields = dict(panel.hidden_fields)
     assert fields["ids"] == joined(three) and fields["at"] == "1" and fields["inside"] == "1"
     assert "temperature" not in fields and "prompt" not in fields  # visible fields of their own
     assert panel.history_entry == f"{joined(three)}@1"
     models = app.extensions["models"]
     assert panel.shown == shown_key(parse_state(params, models, app.config["DEFAULT_MODEL"]))
-    assert dict(present(app, **BASE).hidden_fields)["ids"] == ""  # before a Step, empty but there
+    assert dict(present(app, controls.present_state_fields, **BASE).hidden_fields)["ids"] == ""  # before a Step
 
 
 def test_the_teachers_r_is_empty_for_the_seeded_one(app):

@@ -57,15 +57,21 @@ class ArticleFields:
 
 
 @dataclass(frozen=True)
-class ControlsPanel:
-    """The controls form, and the panels htmx swaps in it: the state's fields, the temperature's value,
-    the model's description, the teacher's r."""
+class StateFields:
+    """The form's hidden fields: the state no visible control holds. Every action's answer swaps them."""
 
-    prompt: str
     history_entry: str  # what gives the screen its own entry in the browser's history (State.history_entry)
-    hidden_fields: tuple[tuple[str, str], ...]  # (name, value) of the state no visible control holds
+    hidden_fields: tuple[tuple[str, str], ...]  # (name, value) of each
     shown: str  # what the screen shows of the panels htmx may leave out (panels.shown_key)
     at_limit: bool  # one more Step would pass MAX_TOKENS: auto-play stops
+
+
+@dataclass(frozen=True)
+class ControlsPanel:
+    """The controls form, and the panels htmx swaps in it when they change: the temperature's value, the
+    model's description, the teacher's r."""
+
+    prompt: str
     temperature: str  # the slider's value: '0.7'
     max_temperature: str
     temperature_marks: tuple[TemperatureMark, ...]
@@ -90,10 +96,6 @@ def present(screen: Screen) -> ControlsPanel:
     state, settings = screen.state, screen.state.settings
     return ControlsPanel(
         prompt=state.prompt,
-        history_entry=state.history_entry,
-        hidden_fields=tuple(state.hidden_fields()),
-        shown=shown_key(state),
-        at_limit=at_limit(screen),
         temperature=str(settings.temperature),
         max_temperature=str(MAX_TEMPERATURE),
         temperature_marks=temperature_marks(),
@@ -111,6 +113,17 @@ def present(screen: Screen) -> ControlsPanel:
         predict=state.predict,
         present=state.present,
         other_mode=state.url(path_for("stepper.show"), present=None if state.present else "1"),
+    )
+
+
+def present_state_fields(screen: Screen) -> StateFields:
+    """The form's hidden fields for the screen's state."""
+    state = screen.state
+    return StateFields(
+        history_entry=state.history_entry,
+        hidden_fields=tuple(state.hidden_fields()),
+        shown=shown_key(state),
+        at_limit=at_limit(screen),
     )
 
 

@@ -60,6 +60,11 @@ class Stages:
         return controls_presenter.present(self.screen)
 
     @cached_property
+    def state_fields(self) -> controls_presenter.StateFields:
+        """The controls form's hidden fields, which every action's answer swaps."""
+        return controls_presenter.present_state_fields(self.screen)
+
+    @cached_property
     def guide(self) -> chrome.GuideView:
         """The guided first run's flags."""
         return chrome.present_guide(self.screen)
