@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webapp.inference import Settings
-from webapp.web.routes.stepper import state_links
+from webapp.web.url.links import state_links
 from webapp.web.url.state import State
 
 from .markup import HTMX, ids_of, parse, query_of

@@ -195,7 +195,6 @@ def register(app: Flask) -> None:
         ngettext=template_ngettext,
         html_lang=html_lang,
         current_language=current_language,
-        language_links=lambda: switcher_links(here_in),
         lang_param=lang_param,
         data_text=data_text,
     )

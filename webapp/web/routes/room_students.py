@@ -29,7 +29,6 @@ from ..serving.htmx import is_htmx
 from ..serving.policy import Work, costs
 from ..stages.page import screen_context
 from ..stages.screen import build_screen
-from ..url.links import share_url, state_links
 from ..url.state import InvalidInput
 from .room import bp, models
 
@@ -90,8 +89,6 @@ def follow_context(room: Room) -> dict:
     screen = build_screen(models(), state)
     return {
         **screen_context(screen),
-        "link": state_links(state),
-        "share_url": share_url(state),
         "status": student_view.status(room, screen),
         "ballot": student_view.ballot(room, screen),
     }

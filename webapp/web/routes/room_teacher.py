@@ -30,8 +30,6 @@ from ..serving.policy import Extra, Work, costs
 from ..stages.page import screen_context
 from ..stages.screen import build_screen
 from ..url import share
-from ..url.links import share_url, state_links
-from ..url.share import reach
 from ..url.state import InvalidInput, State
 from .room import bp, models
 
@@ -87,9 +85,6 @@ def teach(code: str):
         "room/teach.html",
         **screen_context(screen),
         animate=False,
-        share_url=share_url(state),
-        reach=reach(),
-        link=state_links(state),
         room_panel=room_panel(room, presenting=state.present),
     )
 

@@ -7,7 +7,6 @@ from dataclasses import replace
 import segno
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
 
-from ...fetch import fetchable
 from ...inference import UnknownModel, get_model
 from ...inference.derived.export import chain_to_csv, rows_to_csv, run_to_csv, trace_to_dict
 from ...inference.derived.vocab_search import search_vocab
@@ -15,17 +14,15 @@ from ...inference.errors import N_
 from ..i18n.translations import DEFAULT_LANGUAGE, current_language
 from ..serving import fetched
 from ..serving.budget import budget_seconds, within_deadline
-from ..serving.fetched import fetch_command
 from ..serving.htmx import is_htmx
 from ..serving.policy import Cache, Extra, Work, answers_with_screen, costs, from_query
-from ..stages import folds, panels
+from ..stages import chrome, folds, panels
 from ..stages.page import screen_context
 from ..stages.screen import build_screen, n_rows, take_step
 from ..url import share
-from ..url.links import language_links, public_url, share_url, state_links
+from ..url.links import public_url, share_url
 from ..url.parse import model_name, parse_search, parse_token
-from ..url.share import reach
-from ..url.state import FORCED, MAX_TEMPERATURE, InvalidInput, State, state_model
+from ..url.state import FORCED, InvalidInput, State, state_model
 
 bp = Blueprint("stepper", __name__)
 
@@ -34,17 +31,7 @@ def models():
     return current_app.extensions["models"]
 
 
-bp.add_app_template_global(panels.shown_key)
-
-
-@bp.app_context_processor
-def model_menu():
-    """The models to choose from, and the commands that would fetch more (see fetched.py)."""
-    return {
-        "models_list": list(models().values()),
-        "fetch_commands": list(map(fetch_command, fetchable(models()))),
-        "max_temperature": MAX_TEMPERATURE,
-    }
+bp.add_app_template_global(chrome.languages_here)  # the language switcher of a page without a screen
 
 
 def read_state() -> State:
@@ -73,11 +60,7 @@ def render_screen(state: State, shown=None, animate: bool = False, asked: State 
         template,
         **screen_context(screen),
         animate=animate and not screen.hidden,
-        share_url=share_url(state),
-        link=state_links(state),
-        reach=reach(),
         panels=sent,
-        languages=language_links(state),
     )
     response = current_app.make_response(html)
     response.headers["HX-Push-Url"] = public_url(state)
@@ -163,11 +146,11 @@ def fold(name: str):
     screen = build_screen(models(), state)
     if not folds.on_screen(name, screen):
         raise InvalidInput(folds.refusal(name), name=name)
-    link = state_links(state)
+    context = screen_context(screen)  # one screen's views, for the fold and its page
     if is_htmx():
-        return folds.render_fold(section, "body", link=link, **screen_context(screen))
-    body = folds.render_fold(section, "open", link=link, **screen_context(screen))
-    return render_template("fold.html", screen=screen, body=body, link=link)
+        return folds.render_fold(section, "body", **context)
+    body = folds.render_fold(section, "open", **context)
+    return render_template("fold.html", body=body, **context)
 
 
 @bp.get("/export.json")

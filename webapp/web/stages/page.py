@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from . import chain_view, decode, encode, forward, sampling, softmax
+from . import chain_view, chrome, decode, encode, forward, sampling, softmax
+from . import controls as controls_presenter  # the module; Stages.controls is its view
 from . import inside as inside_presenter  # not the core's inference/derived/inside.py
+from . import share as share_presenter  # not url/share.py, which says who can reach the link
 from .screen import Screen
 
 
@@ -56,6 +58,41 @@ class Stages:
     def chain_fields(self) -> chain_view.ChainFields:
         """The sampler chain's fields in the controls form: the penalties and the ranges' order."""
         return chain_view.fields(self.screen)
+
+    @cached_property
+    def page(self) -> chrome.PageView:
+        """The page around the panels: presenter mode, a fold page's heading."""
+        return chrome.present_page(self.screen)
+
+    @cached_property
+    def controls(self) -> controls_presenter.ControlsPanel:
+        """The controls form with the prompt box, and the panels htmx swaps in it."""
+        return controls_presenter.present(self.screen)
+
+    @cached_property
+    def state_fields(self) -> controls_presenter.StateFields:
+        """The controls form's hidden fields, which every action's answer swaps."""
+        return controls_presenter.present_state_fields(self.screen)
+
+    @cached_property
+    def guide(self) -> chrome.GuideView:
+        """The guided first run's flags."""
+        return chrome.present_guide(self.screen)
+
+    @cached_property
+    def announce(self) -> chrome.AnnounceView:
+        """The live region: what the step picked."""
+        return chrome.present_announce(self.screen)
+
+    @cached_property
+    def share(self) -> share_presenter.SharePanel:
+        """The share panel: the QR code, the link, the downloads."""
+        return share_presenter.present(self.screen)
+
+    @cached_property
+    def languages(self) -> chrome.LanguagesPanel:
+        """The language switcher: this screen in each language."""
+        return chrome.present_languages(self.screen)
 
 
 def screen_context(screen: Screen) -> dict:

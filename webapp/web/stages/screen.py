@@ -9,7 +9,6 @@ from functools import cached_property
 from ...inference import LanguageModel, Row, StepResult, run_step_table
 from ...inference.derived import explain
 from ...inference.derived.table import N_ROWS
-from ...inference.step import MAX_TOKENS
 from ..i18n.filters import range_digits
 from ..i18n.labels import token_labels
 from ..i18n.translations import gettext, ngettext
@@ -147,9 +146,6 @@ class Screen:
             if n
         ]
 
-    @property
-    def at_limit(self) -> bool:
-        return len(self.result.prompt_tokens) + len(self.state.ids) + 1 >= MAX_TOKENS
 
 
 

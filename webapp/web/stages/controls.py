@@ -1,0 +1,187 @@
+"""The controls: the form every button and setting sends, and the small panels an htmx answer swaps in it.
+
+The form holds the whole state. Its visible fields are the prompt (the text box above the chips, tied
+to the form), the temperature, truncation, seed, model, the teacher's r and predict-then-reveal; its
+hidden fields hold the rest (the ids, the modes), so that Step, Back, Reset and each setting send the
+whole screen. An htmx answer swaps the hidden fields on every action, and the temperature's value, the
+model's description (with the article's fields) and the teacher's r when they changed (panels.py).
+Every value is written here; the template only places it. Left out: the penalties and the range
+order, the sampler chain's settings (templates/panels/_chain_settings.html).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import current_app
+
+from ...fetch import fetchable
+from ...inference.article import ARTICLE
+from ...inference.step import MAX_TOKENS
+from ..i18n.filters import fixed, general
+from ..i18n.translations import data_text
+from ..i18n.translations import template_gettext as _
+from ..serving.fetched import fetch_command
+from ..url.paths import path_for
+from ..url.state import MAX_TEMPERATURE
+from .panels import shown_key
+from .screen import Screen
+
+
+@dataclass(frozen=True)
+class TemperatureMark:
+    """A whole temperature on the slider's scale: 0 is greedy."""
+
+    value: str  # '0', '1', ...
+    label: str  # the datalist's label: 'greedy', '1', ...
+    scale: str  # the label under the slider: '0 greedy', '1', ...
+
+
+@dataclass(frozen=True)
+class ModelOption:
+    """A model of the menu, and whether it is the screen's."""
+
+    name: str
+    selected: bool
+
+
+@dataclass(frozen=True)
+class ArticleFields:
+    """The article model's tokens and scores as the teacher typed them; a change starts the text again."""
+
+    tokens: str  # 'A,B,C'
+    scores: str  # '0.1,0.2,0.7'
+    kind: str  # 'probabilities' or 'logits'
+    normalised: bool  # the probabilities add up to 1 as typed (always, for logits)
+    total: str  # their sum, which each is divided by when they do not
+
+
+@dataclass(frozen=True)
+class StateFields:
+    """The form's hidden fields: the state no visible control holds. Every action's answer swaps them."""
+
+    history_entry: str  # what gives the screen its own entry in the browser's history (State.history_entry)
+    hidden_fields: tuple[tuple[str, str], ...]  # (name, value) of each
+    shown: str  # what the screen shows of the panels htmx may leave out (panels.shown_key)
+    at_limit: bool  # one more Step would pass MAX_TOKENS: auto-play stops
+
+
+@dataclass(frozen=True)
+class ControlsPanel:
+    """The controls form, and the panels htmx swaps in it when they change: the temperature's value, the
+    model's description, the teacher's r."""
+
+    prompt: str
+    temperature: str  # the slider's value: '0.7'
+    max_temperature: str
+    temperature_marks: tuple[TemperatureMark, ...]
+    temperature_value: str  # the value beside the slider: '0.70'
+    temperature_effect: str | None  # 'greedy', 'sharper' or 'flatter' (temperature_effect); None at T = 1
+    top_k: str  # each truncation setting as its field holds it: '' when off
+    top_p: str
+    min_p: str
+    seed: str
+    models: tuple[ModelOption, ...]
+    fetch_commands: tuple[str, ...]  # the commands that would fetch the models this server has not
+    description: str  # the model's, in the page's language where the catalogs have it
+    article: ArticleFields | None  # the article model's fields; None for another model
+    next_r: str  # the teacher's r for the next Step, '' for the seeded one
+    predict: bool
+    present: bool  # presenter mode: the link under the form leaves it
+    other_mode: str  # this screen in the other mode: without presenter mode, or in it
+
+
+def present(screen: Screen) -> ControlsPanel:
+    """The controls form of the screen, every value written out."""
+    state, settings = screen.state, screen.state.settings
+    return ControlsPanel(
+        prompt=state.prompt,
+        temperature=str(settings.temperature),
+        max_temperature=str(MAX_TEMPERATURE),
+        temperature_marks=temperature_marks(),
+        temperature_value=fixed(settings.temperature, 2),
+        temperature_effect=temperature_effect(settings.temperature),
+        top_k=_field_value(settings.top_k),
+        top_p=_field_value(settings.top_p),
+        min_p=_field_value(settings.min_p),
+        seed=str(settings.seed),
+        models=model_options(state.model),
+        fetch_commands=tuple(map(fetch_command, fetchable(current_app.extensions["models"]))),
+        description=data_text(screen.model.description),
+        article=article_fields(screen),
+        next_r=_field_value(state.next_r),
+        predict=state.predict,
+        present=state.present,
+        other_mode=state.url(path_for("stepper.show"), present=None if state.present else "1"),
+    )
+
+
+def present_state_fields(screen: Screen) -> StateFields:
+    """The form's hidden fields for the screen's state."""
+    state = screen.state
+    return StateFields(
+        history_entry=state.history_entry,
+        hidden_fields=tuple(state.hidden_fields()),
+        shown=shown_key(state),
+        at_limit=at_limit(screen),
+    )
+
+
+def at_limit(screen: Screen) -> bool:
+    """Whether one more Step would make the prompt and the text MAX_TOKENS tokens long (auto-play stops there)."""
+    return len(screen.result.prompt_tokens) + len(screen.state.ids) + 1 >= MAX_TOKENS
+
+
+def temperature_effect(temperature: float) -> str | None:
+    """What the temperature does to the model's distribution: nothing at 1.
+
+    >>> [temperature_effect(t) for t in (0, 0.5, 1, 1.5)]
+    ['greedy', 'sharper', None, 'flatter']
+    """
+    if temperature == 0:
+        return "greedy"
+    if temperature < 1:
+        return "sharper"
+    return "flatter" if temperature > 1 else None
+
+
+def temperature_marks() -> tuple[TemperatureMark, ...]:
+    """The slider's whole temperatures, 0 to MAX_TEMPERATURE: 0 reads 'greedy'."""
+    greedy, zero = _("greedy"), _("0 greedy")
+    return tuple(
+        TemperatureMark(value=str(t), label=greedy if t == 0 else str(t), scale=zero if t == 0 else str(t))
+        for t in range(int(MAX_TEMPERATURE) + 1)
+    )
+
+
+def model_options(current: str) -> tuple[ModelOption, ...]:
+    """The model menu: every model this server has, the screen's selected."""
+    models = current_app.extensions["models"].values()
+    return tuple(ModelOption(name=model.name, selected=model.name == current) for model in models)
+
+
+def article_fields(screen: Screen) -> ArticleFields | None:
+    """The article model's tokens and scores as their fields show them; None for any other model.
+
+    Tokens ('A', 'B', 'C') with probabilities (0.2, 0.2, 0.2) -> tokens 'A,B,C', scores '0.2,0.2,0.2',
+    not normalised, total '0.6'.
+    """
+    if screen.state.model != ARTICLE:
+        return None
+    a = screen.model.scores
+    return ArticleFields(
+        tokens=",".join(a.tokens),
+        scores=",".join(map(str, a.scores)),
+        kind=a.kind,
+        normalised=a.normalised,
+        total=general(sum(a.scores)),
+    )
+
+
+def _field_value(value: float | None) -> str:
+    """A setting as its field holds it, empty when off.
+
+    >>> [_field_value(v) for v in (None, 0.9, 5)]
+    ['', '0.9', '5']
+    """
+    return "" if value is None else str(value)
