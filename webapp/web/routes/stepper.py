@@ -60,7 +60,7 @@ def render_screen(state: State, shown=None, animate: bool = False, asked: State 
         template,
         **screen_context(screen),
         animate=animate and not screen.hidden,
-        panels=sent,
+        panels=panels.templates_of(sent),
     )
     response = current_app.make_response(html)
     response.headers["HX-Push-Url"] = public_url(state)

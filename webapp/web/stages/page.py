@@ -24,6 +24,10 @@ class Stages:
     def __init__(self, screen: Screen):
         self.screen = screen
 
+    def __getitem__(self, name: str):
+        """The view called name: stages["logits"] is stages.logits (panels.py names them so)."""
+        return getattr(self, name)
+
     @cached_property
     def tokens(self) -> encode.TokensPanel:
         """Stage 1, encode: the prompt's tokens as chips."""

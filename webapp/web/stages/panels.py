@@ -24,11 +24,23 @@ SHOWN: dict[str, Callable[[State], object]] = {
     "temperature_value": lambda state: state.settings.temperature,
     "model_description": lambda state: (state.model, state.article),
 }
-# Every panel an answer can swap, in the order templates/fragments.html sends them.
-PANELS = (
-    *("tokens", "state_fields", "next_r", "logits", "chart", "inside", "ranges", "text", "share", "languages"),
-    *SHOWN,
-)
+# Every panel an answer can swap, in the order templates/fragments.html sends them: its template, and
+# the view of the screen (an attribute of stages.page.Stages) that the template is handed as `panel`.
+TEMPLATES: dict[str, tuple[str, str]] = {
+    "tokens": ("stages/_encode.html", "tokens"),
+    "state_fields": ("panels/_state_fields.html", "state_fields"),
+    "next_r": ("panels/_next_r.html", "controls"),
+    "logits": ("stages/_forward.html", "logits"),
+    "chart": ("stages/_softmax.html", "chart"),
+    "inside": ("stages/_inside.html", "inside"),
+    "ranges": ("stages/_sampling.html", "ranges"),
+    "text": ("stages/_decode.html", "text"),
+    "share": ("panels/_share.html", "share"),
+    "languages": ("panels/_languages.html", "languages"),
+    "temperature_value": ("panels/_temperature_value.html", "controls"),
+    "model_description": ("panels/_model_description.html", "controls"),
+}
+PANELS = tuple(TEMPLATES)
 
 
 def _digest(value: object) -> str:
@@ -38,6 +50,11 @@ def _digest(value: object) -> str:
 def shown_key(state: State) -> str:
     """What the screen shows of each panel in SHOWN, for the controls form: 'a1b2c3d4.e5f6a7b8'."""
     return ".".join(_digest(part(state)) for part in SHOWN.values())
+
+
+def templates_of(names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(template, view) of each panel: ('logits',) -> (('stages/_forward.html', 'logits'),)."""
+    return tuple(TEMPLATES[name] for name in names)
 
 
 def panels_to_send(shown: str | None, asked: State, state: State) -> tuple[str, ...]:

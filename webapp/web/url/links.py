@@ -52,7 +52,7 @@ def share_url(state: State) -> str:
 
 
 def state_links(state: State):
-    """A function for templates: link("stepper.show", at=3) is this state's URL with at=3 (None drops a key)."""
+    """Links to this state with changes: link("stepper.show", at=3) is this state's URL with at=3 (None drops a key)."""
 
     def link(endpoint: str, **changes) -> str:
         return state.url(path_for(endpoint), **changes)
