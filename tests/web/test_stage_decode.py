@@ -115,7 +115,7 @@ def test_the_legend_has_a_label_per_shade():
     ],
 )
 def test_a_buttons_classes_say_how_its_token_was_picked_and_whether_it_is_on_screen(source, level, shown, new, classes):
-    assert decode.button_class(Piece.of(" the", source), level, shown=shown, new=new) == classes
+    assert decode.button_class(Piece.of(" the", source), level, on_screen=shown, new=new) == classes
 
 
 def test_each_button_shows_its_step_and_the_last_is_new(app, three):

@@ -27,7 +27,7 @@ def test_src_at_r_and_the_flags_are_read(app, three):
     assert state.sources == ("s", "f", 0.25)
     assert (state.at, state.next_r) == (1, 0.5)
     assert (state.predict, state.revealed, state.present) == (True, True, True)
-    assert state.shown == 1
+    assert state.on_screen == 1
     assert state.given_r(2) == 0.25 and state.given_r(0) is None
     assert (state.given_rs, state.forced) == ((None, None, 0.25), (False, True, False))  # as the exports read it
 
@@ -36,7 +36,7 @@ def test_defaults_are_seeded_sources_and_no_flags(app, three):
     state = read(app, **BASE, ids=joined(three))
     assert state.sources == ("s", "s", "s")
     assert (state.at, state.next_r, state.predict, state.revealed, state.present) == (None, None, False, False, False)
-    assert state.shown == 2
+    assert state.on_screen == 2
 
 
 @pytest.mark.parametrize("value", ["", "0", "false", "FALSE", " 0 "])

@@ -168,7 +168,7 @@ def step_from_url(url: str) -> State:
     screen shows the step that picked 9, which read the ids before it.
     """
     state, is_step = read_url(url)
-    return state if is_step or state.shown is None else state.truncated(state.shown)
+    return state if is_step or state.on_screen is None else state.truncated(state.on_screen)
 
 
 def posted_step(field: str) -> Callable[[], State]:
@@ -182,9 +182,9 @@ def encode_state(state: State) -> str:
 
 def step_keys(state: State) -> tuple[str | None, str | None]:
     """(hidden, shown): the key of the step on screen, in the slot for whether its pick is hidden."""
-    if state.shown is None:
+    if state.on_screen is None:
         return None, None
-    key = step_key(state.prompt, state.model, state.ids[: state.shown + 1])
+    key = step_key(state.prompt, state.model, state.ids[: state.on_screen + 1])
     return (key, None) if state.predict and not state.revealed else (None, key)
 
 

@@ -70,7 +70,7 @@ class RoomStatus:
 def status(room: Room, screen: Screen) -> RoomStatus:
     return RoomStatus(
         display_code=codes.display_code(room.code),
-        step=screen.shown + 1 if screen.taken else None,
+        step=screen.on_screen + 1 if screen.taken else None,
         explore_url=public_url(screen.state),
         follow_url=url_for("room.follow", code=room.code),
     )

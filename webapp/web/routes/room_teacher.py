@@ -147,7 +147,7 @@ def settings(code: str):
     state = rs.state_of(room)
     if "votes_on" in changes:  # class votes hide each next pick until Reveal; the one on screen stays shown
         on = changes["votes_on"]
-        state = replace(state, predict=on, revealed=on and state.shown is not None)
+        state = replace(state, predict=on, revealed=on and state.on_screen is not None)
     apply(room, state, "show", **changes)
     target = url_for(".teach", code=code, present="1" if request.form.get("present") == "1" else None)
     return redirect(target, code=303)
@@ -170,7 +170,7 @@ def apply(room: Room, state: State, action: str, **changes) -> Room:
 def counter(state: State, round_: int):
     """count(votes) -> the revealed round's result as JSON, for the store to save as it closes the round."""
     step = build_screen(models(), state).result  # computed before the store locks anything
-    picked = state.ids[state.shown]
+    picked = state.ids[state.on_screen]
     return lambda votes: round_result(round_, step, picked, votes).to_json()
 
 

@@ -48,12 +48,12 @@ def read_state() -> State:
     return state if state.lang or language == DEFAULT_LANGUAGE else replace(state, lang=language)
 
 
-def render_screen(state: State, shown=None, animate: bool = False, asked: State | None = None):
+def render_screen(state: State, step=None, animate: bool = False, asked: State | None = None):
     """The whole page, or for htmx the panels that can differ from the screen's as out-of-band fragments.
 
     `asked` is the state the request carried (the screen's, for an action), if not `state` itself.
     """
-    screen = build_screen(models(), state, shown)
+    screen = build_screen(models(), state, step)
     template = "fragments.html" if is_htmx() else "page.html"
     sent = panels.panels_to_send(request.args.get("shown"), asked or state, state)
     html = render_template(
@@ -68,14 +68,14 @@ def render_screen(state: State, shown=None, animate: bool = False, asked: State 
     return response
 
 
-def moved_to(state: State, asked: State, shown=None, animate: bool = False):
+def moved_to(state: State, asked: State, step=None, animate: bool = False):
     """After an action: fragments for htmx, else a redirect to the new state's own URL.
 
     A hidden pick is shown where it was taken, without a redirect: the address that names it
     would give the answer away (see public_url).
     """
     if answers_with_screen(state):
-        return render_screen(state, shown, animate, asked)
+        return render_screen(state, step, animate, asked)
     return redirect(state.url(url_for(".show")), code=303)
 
 
@@ -90,9 +90,9 @@ def reset_from(state: State) -> State:
 
 
 def chosen_from(state: State) -> State:
-    """Choose: the token in the query at the shown step instead of the pick; what came after it is dropped."""
+    """Choose: the token in the query at the step on screen instead of the pick; what came after it is dropped."""
     token = parse_token(request.args, state_model(models(), state).tokenizer)
-    i = len(state.ids) if state.shown is None else state.shown
+    i = len(state.ids) if state.on_screen is None else state.on_screen
     return state.branched(i, token, FORCED)
 
 
@@ -110,7 +110,7 @@ def step():
     """Take one step: draw r (or take the teacher's), pick a token, append it."""
     asked = read_state()
     state, result = take_step(models(), asked)
-    return moved_to(state, asked, shown=result, animate=True)
+    return moved_to(state, asked, step=result, animate=True)
 
 
 @bp.get("/back")
@@ -132,7 +132,7 @@ def reset():
 @bp.get("/choose")
 @costs(Work.ACTION, moves_to=chosen_from, cache=Cache.SHARED, reads=("token", "shown"))
 def choose():
-    """Force a token at the shown step instead of the pick; what came after it is dropped."""
+    """Force a token at the step on screen instead of the pick; what came after it is dropped."""
     state = read_state()
     return moved_to(chosen_from(state), state)
 

@@ -55,7 +55,7 @@ class Budget:
 
 def screen_ids(state: State) -> tuple[int, ...]:
     """The generated ids the step on screen read: ids (5, 9, 2) -> (5, 9), the step that picked 2; none -> ()."""
-    return state.ids if state.shown is None else state.ids[: state.shown]
+    return state.ids if state.on_screen is None else state.ids[: state.on_screen]
 
 
 def charged_state(policy: Policy) -> State | None:

@@ -172,7 +172,7 @@ def _appended(screen: Screen) -> Markup | None:
     figures = {
         "id": screen.in_text,
         "token": screen.labels[screen.in_text],
-        "n": screen.shown + 1,
+        "n": screen.on_screen + 1,
         "total": len(screen.state.ids),
     }
     if screen.latest and screen.forced:
@@ -193,16 +193,16 @@ def _appended(screen: Screen) -> Markup | None:
 def _buttons(screen: Screen, shown: tuple[Piece, ...], surprise: TextSurprise | None) -> tuple[TokenButton, ...]:
     """The text's buttons, one per generated token; the one on screen is '?' while its pick is hidden."""
     levels = [surprise_level(t.surprise) for t in surprise.tokens] if surprise else [None] * len(shown)
-    hidden_at = screen.shown if screen.hidden else None
+    hidden_at = screen.on_screen if screen.hidden else None
     last = len(shown) - 1
     return tuple(
         TokenButton(
             index=i,
             space_before=piece.space if piece.word else "",
             space_after="" if piece.word else piece.space,
-            css_class=button_class(piece, level, shown=i == screen.shown, new=i == last),
+            css_class=button_class(piece, level, on_screen=i == screen.on_screen, new=i == last),
             title=title,
-            current=i == screen.shown,
+            current=i == screen.on_screen,
             text="?" if i == hidden_at else piece.word or piece.mark,
         )
         for i, (piece, level, title) in enumerate(zip(shown, levels, _titles(shown, surprise), strict=True))
@@ -229,15 +229,15 @@ def _titles(shown: tuple[Piece, ...], surprise: TextSurprise | None) -> list[Mar
     return titles
 
 
-def button_class(piece: Piece, level: int | None, shown: bool, new: bool) -> str:
+def button_class(piece: Piece, level: int | None, on_screen: bool, new: bool) -> str:
     """A token button's classes: its shade of surprise, the step on screen, the newest, how it was picked.
 
-    >>> button_class(Piece.of(" the", 0.5), 2, shown=True, new=True)
+    >>> button_class(Piece.of(" the", 0.5), 2, on_screen=True, new=True)
     'gen surprise-2 gen-shown gen-new gen-typed'
     """
     how = " gen-forced" if piece.forced else " gen-typed" if piece.typed_r is not None else ""
     shade = "" if level is None else f" surprise-{level}"
-    return f"gen{shade}{' gen-shown' * shown}{' gen-new' * new}{how}"
+    return f"gen{shade}{' gen-shown' * on_screen}{' gen-new' * new}{how}"
 
 
 def surprise_level(bits: float) -> int:

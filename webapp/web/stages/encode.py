@@ -130,7 +130,7 @@ def _generated_chips(screen: Screen) -> tuple[GeneratedChip, ...]:
     ids, labels = screen.state.ids, screen.labels
     n_prompt, window_start = len(screen.result.prompt_tokens), screen.result.window_start
     title = filler(_("generated, token id %(id)s", id=SLOT))
-    hidden_at = screen.shown if screen.hidden else None
+    hidden_at = screen.on_screen if screen.hidden else None
     return tuple(
         GeneratedChip(
             css_class=chip_class("chip chip-generated", new=j == len(ids) - 1, outside=n_prompt + j < window_start),

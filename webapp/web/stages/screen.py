@@ -35,26 +35,27 @@ class Screen:
 
     # The table's rows ask these again and again (a Step, about 300 times): each is computed once.
     @cached_property
-    def shown(self) -> int | None:
-        return self.state.shown
+    def on_screen(self) -> int | None:
+        """The generation index of the step on screen (State.on_screen); None before the first Step."""
+        return self.state.on_screen
 
     @cached_property
     def taken(self) -> bool:
-        return self.shown is not None
+        return self.on_screen is not None
 
     @cached_property
     def in_text(self) -> int | None:
-        """The id the text has at the shown step (not the pick if forced or if settings changed)."""
-        return self.state.ids[self.shown] if self.taken else None
+        """The id the text has at the step on screen (not the pick if forced or if settings changed)."""
+        return self.state.ids[self.on_screen] if self.taken else None
 
     @cached_property
     def latest(self) -> bool:
         """Whether the step on screen picked the text's last token (not an earlier step viewed again)."""
-        return self.taken and self.shown == len(self.state.ids) - 1
+        return self.taken and self.on_screen == len(self.state.ids) - 1
 
     @cached_property
     def forced(self) -> bool:
-        return self.taken and self.state.sources[self.shown] == FORCED
+        return self.taken and self.state.sources[self.on_screen] == FORCED
 
     def picked(self, row: Row) -> bool:
         """Whether r landed on this row (before a Step, none is picked)."""
@@ -83,7 +84,7 @@ class Screen:
 
     @property
     def text_row(self) -> Row | None:
-        """The table row of the token the text has at the shown step."""
+        """The table row of the token the text has at the step on screen."""
         return self.result.row_of(self.in_text) if self.taken else None
 
     @property
@@ -154,17 +155,17 @@ def n_rows(state: State) -> int:
     return PRESENTER_ROWS if state.present else N_ROWS
 
 
-def build_screen(models: Mapping[str, LanguageModel], state: State, shown: StepResult | None = None) -> Screen:
-    """Compute the screen for state; `shown` is the step to display if the caller already has it."""
+def build_screen(models: Mapping[str, LanguageModel], state: State, step: StepResult | None = None) -> Screen:
+    """Compute the screen for state; `step` is the step to display if the caller already has it (a Step's own)."""
     model = state_model(models, state)
-    i = state.shown
-    if shown is None:
+    i = state.on_screen
+    if step is None:
         before = state.ids if i is None else state.ids[:i]
         r = None if i is None else state.given_r(i)
-        shown = run_step_table(model, state.prompt, before, state.settings, r=r, n_rows=n_rows(state))
+        step = run_step_table(model, state.prompt, before, state.settings, r=r, n_rows=n_rows(state))
     if i is not None:  # the pick and the text's token get rows of their own, and the rest leaves them out
-        shown = shown.showing([shown.chosen.id, state.ids[i]])
-    return Screen(state, model, shown)
+        step = step.showing([step.chosen.id, state.ids[i]])
+    return Screen(state, model, step)
 
 
 def take_step(models: Mapping[str, LanguageModel], state: State) -> tuple[State, StepResult]:

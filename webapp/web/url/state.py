@@ -170,7 +170,7 @@ class State:
         return [(name, q.get(name, "")) for name in HIDDEN_FIELDS if name in q or name == "ids"]
 
     @property
-    def shown(self) -> int | None:
+    def on_screen(self) -> int | None:
         """The generation index of the step on screen: `at`, else the last one, else None."""
         return self.at if self.at is not None else (len(self.ids) - 1 if self.ids else None)
 
@@ -208,7 +208,7 @@ class State:
         (temperature, truncation, seed, a mode, the prompt being typed) leaves it and replaces the
         entry. ids=(12, 5, 9) at 1 -> '12,5,9@1'; ids=(12, 5, 9) -> '12,5,9@2'; none -> '@'.
         """
-        return ",".join(map(str, self.ids)) + "@" + ("" if self.shown is None else str(self.shown))
+        return ",".join(map(str, self.ids)) + "@" + ("" if self.on_screen is None else str(self.on_screen))
 
     @property
     def pick_hidden(self) -> bool:
