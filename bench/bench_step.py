@@ -4,6 +4,8 @@
     .venv/bin/python bench/bench_step.py [--repeats 500] [--model austen-bigram]
 
 Prints the median and 90th percentile of each, in milliseconds. Figures only: nothing is asserted.
+A whole Step as the server answers it (the request, the presenters, the templates, gzip) is
+bench/bench_render.py's; the server under load is bench/load.py's.
 """
 
 from __future__ import annotations
