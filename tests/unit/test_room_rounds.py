@@ -74,3 +74,10 @@ def test_a_typed_word_is_one_token_or_refused_with_the_reason(bigram) -> None:
         guess_token(bigram, "zyxwvutq")
     with pytest.raises(GuessRefused, match="type a word"):
         guess_token(bigram, "  ")
+
+
+def test_a_typed_word_loses_its_control_characters_before_it_is_read_or_shown_back(bigram) -> None:
+    assert guess_token(bigram, "h\u202eer\x00") == bigram.tokenizer.encode_ids("her")[0]
+    with pytest.raises(GuessRefused) as refused:
+        guess_token(bigram, "zyx\u202ewvutq\x00")
+    assert refused.value.params["word"] == "zyxwvutq"

@@ -9,6 +9,8 @@ as one token (' Paris'), so the word is tried with a leading space first.
 
 from __future__ import annotations
 
+import unicodedata
+
 from ..inference import LanguageModel
 from ..inference.errors import N_, InferenceError
 
@@ -19,9 +21,19 @@ class GuessRefused(InferenceError):
     """A typed guess that is not one token; the message says why."""
 
 
+def typed_word(text: str) -> str:
+    """What a student typed, as one line of visible text: spaces squeezed, control and format characters
+    dropped (a right-to-left override, a NUL), as from a nickname, since the refusal shows it back.
+
+    >>> typed_word("  her\u202e\x00 "), typed_word("Mr\t.")
+    ('her', 'Mr .')
+    """
+    return "".join(c for c in " ".join(text.split()) if unicodedata.category(c)[0] != "C")
+
+
 def guess_token(model: LanguageModel, text: str) -> int:
     """The id of the one token that text is, else GuessRefused with the reason."""
-    word = " ".join(text.split())
+    word = typed_word(text)
     if not word:
         raise GuessRefused(N_("type a word, or pick one of the model's top tokens"))
     if len(word) > MAX_GUESS_CHARS:

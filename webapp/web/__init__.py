@@ -19,6 +19,7 @@ from .routes import stepper as views
 from .serving import budget, cache, compress, fetched, policy, security
 from .serving import error_pages as errors
 from .serving.indent import StripIndent
+from .serving.strict_json import StrictJSONProvider
 from .url import paths
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -33,6 +34,7 @@ def asset_dir(name: str) -> Path:
 def create_app(config: dict | None = None) -> Flask:
     """Build the app; load the models once, here."""
     app = Flask(__name__, template_folder=asset_dir("templates"), static_folder=asset_dir("static"))
+    app.json = StrictJSONProvider(app)  # null where a number is not finite: every JSON parser reads the answers
     app.config.from_mapping(
         MAX_CONTENT_LENGTH=64 * 1024,
         FRAME_ANCESTORS="'self'",
