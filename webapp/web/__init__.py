@@ -65,4 +65,5 @@ def create_app(config: dict | None = None) -> Flask:
     app.wsgi_app = StudentPolls(app.wsgi_app, app)  # students' polls answered before Flask where they can be
     app.register_blueprint(room.bp)  # the routes of room_teacher.py and room_students.py
     policy.check_declared(app)  # every route says what it may cost and how it may be cached
+    policy.keep_private(app)
     return app

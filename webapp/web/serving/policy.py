@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, Flag, auto
 
-from flask import Flask, current_app, g, request
+from flask import Flask, Response, current_app, g, request
 
 from ..url.parse import parse_state
 from ..url.state import State
@@ -138,6 +138,19 @@ def request_policy() -> Policy | None:
     if policy is None:
         raise Undeclared(f"the view {endpoint} declares no policy (@costs)")
     return policy
+
+
+def keep_private(app: Flask) -> None:
+    """A private answer (a teacher's page, a student's own) is stored by no browser cache or proxy,
+    unless its view said how it may be kept (a room's poll revalidates by its ETag)."""
+
+    @app.after_request
+    def private_answers(response: Response) -> Response:
+        view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+        policy = declared(view) if view is not None else None  # an undeclared view has had its 500 already
+        if policy is not None and policy.cache is Cache.PRIVATE and "Cache-Control" not in response.headers:
+            response.headers["Cache-Control"] = "private, no-store"
+        return response
 
 
 def answers_with_screen(state: State) -> bool:
