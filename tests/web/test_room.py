@@ -166,6 +166,8 @@ def test_bad_votes_get_a_clear_4xx_and_change_nothing(app, teacher) -> None:
     assert vote(round="1", text="Mr.").status_code == 400
     assert vote(round="2", token="5").status_code == 409  # no such round open
     assert vote(token="5").status_code == 400
+    assert vote(round=str(2**63), token="5").status_code == 400  # past the store's integers
+    assert vote(round="9" * 4301, token="5").status_code == 400  # past Python's int() of a string
     assert results(teacher, code)["open_votes"] == 0
     assert (
         app.test_client().post(f"/room/{code}/vote", data={"round": "1", "token": "5"}, headers=ORIGIN).status_code

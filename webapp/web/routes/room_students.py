@@ -137,6 +137,9 @@ def me(code: str):
     return render_template("room/_me.html", oob=False, record=student_record(room, student))
 
 
+MAX_ROUND_DIGITS = 9  # a round number: a class takes far fewer steps; the store's integers hold 18 digits
+
+
 @bp.post("/room/<code>/vote")
 @costs(Work.NONE)
 def vote(code: str):
@@ -147,7 +150,7 @@ def vote(code: str):
     if not codes.is_secret_shaped(student):
         abort(403, description=_("join the room first: only students in the room can vote."))
     round_text = request.form.get("round", "")
-    if not (round_text.isascii() and round_text.isdigit()):
+    if not (round_text.isascii() and round_text.isdigit()) or len(round_text) > MAX_ROUND_DIGITS:
         raise InvalidInput(N_("the vote must say which step it is for"))
     token = read_guess(room)
     outcome = rs.store().vote(code, int(round_text), student, token)  # only while that round is open
