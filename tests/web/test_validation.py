@@ -39,6 +39,7 @@ BAD_SETTINGS = {
     "ids-empty-entry": ({"ids": "1,,2"}, "ids"),
     "ids-too-many": ({"ids": TOO_MANY_IDS}, "ids"),
     "prompt-100KB": ({"prompt": BIG_PROMPT}, "prompt"),
+    "article-probabilities-overflow": ({"model": "article", "vocab": "A,B", "scores": "1e308,1e308"}, "add up"),
 }
 # Ids that parse but are not tokens: every endpoint refuses them, even /back and /reset, which drop them.
 BAD_IDS = {

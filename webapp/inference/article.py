@@ -63,6 +63,9 @@ class ArticleScores:
                                  max=float(MAX_LOGIT))
         if self.kind == "probabilities" and (min(self.scores) < 0 or sum(self.scores) <= 0):
             raise InvalidSetting(N_("probabilities must be 0 or more, and not all 0"))
+        if self.kind == "probabilities" and not math.isfinite(sum(self.scores)):  # 1e308 + 1e308 is inf
+            raise InvalidSetting(N_("the probabilities add up to more than a number can hold; divide them all by "
+                                    "the same amount"))
 
     def logits(self) -> np.ndarray:
         """The logits the scores stand for. [n_vocab]
