@@ -173,10 +173,12 @@ def switcher_links(url_for_language: Callable[[str], str]) -> list[LanguageLink]
     return [LanguageLink(code, name, tag, url_for_language(code), code == here) for code, (name, tag) in NAMES.items()]
 
 
-def here_in(code: str) -> str:
-    """This address with lang=code: a page read by GET keeps its query; after a POST, the page's path."""
+def here_in(code: str, kept: list[tuple[str, str]] | None = None) -> str:
+    """This address with lang=code: a page read by GET keeps its query (or only `kept`, when given); after a
+    POST, the page's path."""
     try:
-        args = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"] if request.method == "GET" else []
+        args = kept if kept is not None else request.args.items(multi=True) if request.method == "GET" else []
+        args = [(k, v) for k, v in args if k != "lang"]
     except UnicodeDecodeError:  # the error page of an address that is not UTF-8: its path only
         args = []
     return f"{request.path}?{urlencode([*args, ('lang', code)])}"

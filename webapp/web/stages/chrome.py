@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from flask import current_app, g, request
 from markupsafe import Markup
 
 from ..i18n.filters import fixed, pct
 from ..i18n.translations import LanguageLink, here_in, switcher_links
 from ..i18n.translations import template_gettext as _
+from ..serving.policy import Cache, declared
 from ..url.links import language_links
 from ..url.paths import path_for
 from .screen import Screen
@@ -102,4 +104,20 @@ def present_languages(screen: Screen) -> LanguagesPanel:
 
 def languages_here() -> LanguagesPanel:
     """The switcher of a page that shows no screen of its own: the request's address in each language."""
-    return LanguagesPanel(links=tuple(switcher_links(here_in)))
+    kept = cached_query()
+    return LanguagesPanel(links=tuple(switcher_links(lambda code: here_in(code, kept))))
+
+
+def cached_query() -> list[tuple[str, str]] | None:
+    """The query parameters a page may copy into its links: for an answer the cache may share, only what the
+    cache's key holds (the checked state, the route's declared reads), so that a parameter no view reads
+    cannot ride in a kept answer to everyone who asks; None (all of them) for any other answer."""
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    policy = declared(view) if view is not None else None
+    if policy is None or policy.cache is not Cache.SHARED:
+        return None
+    state = g.get("checked_state")
+    if policy.state is not None and state is None:
+        return None  # the state did not check out: an error page, which the cache never keeps
+    pairs = list(state.query().items()) if policy.state is not None else []
+    return pairs + [(name, request.args[name]) for name in policy.reads if name in request.args]
