@@ -21,3 +21,8 @@ def test_a_junk_parameter_does_not_ride_in_a_kept_answer(app, path):
 def test_the_links_keep_what_the_page_reads(client):
     page = client.get("/vocab?model=austen-bigram&q=the&lang=de").get_data(as_text=True)
     assert "/vocab?model=austen-bigram&amp;q=the&amp;lang=fr" in page
+
+
+@pytest.mark.parametrize("path", ["/vocab?q=%FF", "/fold/worked-logits?prompt=%FF"])
+def test_an_address_that_is_not_utf8_gets_its_400_from_a_shared_route(client, path):
+    assert client.get(path).status_code == 400

@@ -120,4 +120,7 @@ def cached_query() -> list[tuple[str, str]] | None:
     if policy.state is not None and state is None:
         return None  # the state did not check out: an error page, which the cache never keeps
     pairs = list(state.query().items()) if policy.state is not None else []
-    return pairs + [(name, request.args[name]) for name in policy.reads if name in request.args]
+    try:
+        return pairs + [(name, request.args[name]) for name in policy.reads if name in request.args]
+    except UnicodeDecodeError:  # the error page of an address that is not UTF-8
+        return pairs
