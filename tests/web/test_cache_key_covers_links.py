@@ -23,6 +23,8 @@ def test_the_links_keep_what_the_page_reads(client):
     assert "/vocab?model=austen-bigram&amp;q=the&amp;lang=fr" in page
 
 
-@pytest.mark.parametrize("path", ["/vocab?q=%FF", "/fold/worked-logits?prompt=%FF"])
-def test_an_address_that_is_not_utf8_gets_its_400_from_a_shared_route(client, path):
-    assert client.get(path).status_code == 400
+@pytest.mark.parametrize(("path", "query"), [("/vocab", b"q=\xff"), ("/fold/worked-logits", b"prompt=\xff")])
+def test_an_address_that_is_not_utf8_gets_its_400_from_a_shared_route(client, path, query):
+    """As a WSGI server hands the raw bytes over (latin-1 in the environ), so does this request."""
+    answer = client.get(path, environ_overrides={"QUERY_STRING": query.decode("latin-1")})
+    assert answer.status_code == 400
