@@ -112,7 +112,7 @@ ANY_LANGUAGE = {
 }
 # Words a translation keeps as English spells them: terms of the field, and words spelled alike.
 SAME_WORDS = {
-    "es": {"token", "tokens", "prompt", "no", "panel", "embedding", "probable", "final"},
+    "es": {"token", "tokens", "prompt", "no", "panel", "embedding", "probable", "final", "divide"},  # "se divide"
     "de": {
         "token",
         "tokens",
