@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ...inference import Row
+from ...inference.derived import explain
+from ...inference.derived.table import Rest
 from ..i18n.filters import general, num, pct, span, thousands
 from ..i18n.labels import token_label
 from ..i18n.translations import SLOT, filler
@@ -120,7 +122,7 @@ def present(screen: Screen) -> LogitsPanel:
         rows=_rows(screen, digits),
         rest_count=rest.count,
         rest_count_text=thousands(rest.count),
-        rest_parts=tuple((thousands(n), words) for n, words in screen.rest_parts()),
+        rest_parts=rest_parts(rest),
         rest_prob=pct(rest.prob),
         rest_ranges=tuple(
             span(lo, hi, digits, rest.prob_kept if len(rest.ranges) == 1 else None) for lo, hi in rest.ranges
@@ -201,6 +203,12 @@ def _row(t: TableRow, digits: int, picked: Markup, choose: Callable[[Markup], Ma
     )
 
 
+def rest_parts(rest: Rest) -> tuple[tuple[str, str], ...]:
+    """How the tokens under the table divide, kept left out: (('12', 'cut'), ('4,968', 'at p = 0')); none: ()."""
+    parts = ((rest.cut_count, ngettext("cut", "cut", rest.cut_count)), (rest.zero_count, _("at p = 0")))
+    return tuple((thousands(n), words) for n, words in parts if n)
+
+
 def _cut(cut) -> Cut:
     return Cut(
         rule=cut.rule.capitalize(),
@@ -212,8 +220,8 @@ def _cut(cut) -> Cut:
 
 
 def _example(screen: Screen) -> Example:
-    top: list[Row] = screen.highest_logits
-    b = screen.bigram_example
+    top: list[Row] = explain.highest_logits(screen.result)
+    b = explain.bigram_example(screen.model, screen.result)
     counts = None
     if b:
         counts = BigramCounts(

@@ -7,11 +7,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ...inference import LanguageModel, Row, StepResult, run_step_table
-from ...inference.derived import explain
 from ...inference.derived.table import N_ROWS
 from ..i18n.filters import range_digits
 from ..i18n.labels import token_labels
-from ..i18n.translations import gettext, ngettext
 from ..url.state import FORCED, SEEDED, State, state_model
 from . import table_view
 
@@ -106,7 +104,6 @@ class Screen:
         """Rows shown under the top ones: the pick and the text's token when they rank below them."""
         return self.result.below
 
-
     def sends(self, section: str) -> bool:
         """Whether the screen sends a section: all of them, but PRESENTER_LEAVES_OUT in presenter mode."""
         return not (self.state.present and section in PRESENTER_LEAVES_OUT)
@@ -116,38 +113,12 @@ class Screen:
         """Predict, then reveal: the step's numbers and pick stay hidden until Reveal."""
         return self.state.predict and not self.state.revealed
 
-    @property
-    def cuts(self) -> tuple:
-        return self.result.cuts
-
-    @cached_property
-    def highest_logits(self) -> list[Row]:
-        return explain.highest_logits(self.result)
-
-    @cached_property
-    def bigram_example(self) -> explain.BigramExample | None:
-        return explain.bigram_example(self.model, self.result)
-
     @cached_property
     def digits(self) -> int:
         """Digits for every range on screen: enough that no shown range reads empty (filters.range_digits)."""
         result = self.result
         spans = [(row.lo, row.hi) for row in result.rows if row.kept] + list(result.rest.ranges)
         return range_digits(spans)
-
-    def rest_parts(self) -> list[tuple[int, str]]:
-        """How the tokens under the table divide, for the footer: [(12, 'cut'), (4,968, 'at p = 0')], kept left out."""
-        rest = self.result.rest
-        return [
-            (n, words)
-            for n, words in (
-                (rest.cut_count, ngettext("cut", "cut", rest.cut_count)),
-                (rest.zero_count, gettext("at p = 0")),
-            )
-            if n
-        ]
-
-
 
 
 def n_rows(state: State) -> int:
