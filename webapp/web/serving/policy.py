@@ -129,6 +129,12 @@ def check_declared(app: Flask) -> None:
         raise Undeclared(f"these views declare no policy (@costs): {', '.join(missing)}")
 
 
+def answered_policy() -> Policy | None:
+    """The declaration of the view answering this request, if it has one (an undeclared view has its 500)."""
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    return declared(view) if view is not None else None
+
+
 def request_policy() -> Policy | None:
     """The declaration of the view this request goes to; None for one no view of ours answers (404, static)."""
     endpoint = request.endpoint
@@ -146,8 +152,7 @@ def keep_private(app: Flask) -> None:
 
     @app.after_request
     def private_answers(response: Response) -> Response:
-        view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
-        policy = declared(view) if view is not None else None  # an undeclared view has had its 500 already
+        policy = answered_policy()
         if policy is not None and policy.cache is Cache.PRIVATE and "Cache-Control" not in response.headers:
             response.headers["Cache-Control"] = "private, no-store"
         return response

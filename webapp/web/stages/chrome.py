@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import current_app, g, request
+from flask import g, request
 from markupsafe import Markup
 
 from ..i18n.filters import fixed, pct
 from ..i18n.translations import LanguageLink, here_in, switcher_links
 from ..i18n.translations import template_gettext as _
-from ..serving.policy import Cache, declared
+from ..serving.policy import Cache, answered_policy
 from ..url.links import language_links
 from ..url.paths import path_for
 from .screen import Screen
@@ -112,8 +112,7 @@ def cached_query() -> list[tuple[str, str]] | None:
     """The query parameters a page may copy into its links: for an answer the cache may share, only what the
     cache's key holds (the checked state, the route's declared reads), so that a parameter no view reads
     cannot ride in a kept answer to everyone who asks; None (all of them) for any other answer."""
-    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
-    policy = declared(view) if view is not None else None
+    policy = answered_policy()
     if policy is None or policy.cache is not Cache.SHARED:
         return None
     state = g.get("checked_state")
