@@ -28,31 +28,30 @@ from .screen import Screen
 
 @dataclass(frozen=True)
 class Fold:
-    """Where a fold's markup lives: a template, the block in it, and the stage whose view it shows (as `panel`)."""
+    """Where a fold's markup lives: a template, the block in it, and the view it shows (as `panel`)."""
 
     template: str
     block: str
-    stage: str | None = None  # stages.page.Stages' attribute ('logits', 'ranges.uncertainty'); None: reads the screen
+    view: str  # an attribute path of stages.page.Stages: 'logits', 'ranges.uncertainty'
 
 
-def _fold(template: str, name: str) -> Fold:
-    stage, _, template = template.rpartition(":")
-    return Fold(template, "fold_" + name.replace("-", "_"), stage or None)
+def _fold(name: str, view: str, template: str) -> Fold:
+    return Fold(template, "fold_" + name.replace("-", "_"), view)
 
 
 FOLDS = {
-    name: _fold(template, name)
-    for name, template in [
-        ("worked-encode", "tokens:stages/_encode.html"),
-        ("worked-logits", "logits:stages/_forward.html"),
-        ("worked-softmax", "chart:stages/_softmax.html"),
-        ("worked-sampling", "ranges:stages/_sampling.html"),
-        ("worked-uncertainty", "ranges.uncertainty:stages/_uncertainty.html"),
-        ("worked-decode", "text:stages/_decode.html"),
-        ("worked-inside-bigram", "inside:stages/_inside.html"),
-        ("worked-inside-attention", "inside:stages/_inside.html"),
-        ("worked-inside-lens", "inside:stages/_inside.html"),
-        ("chart-numbers", "chart:stages/_softmax.html"),
+    name: _fold(name, view, template)
+    for name, view, template in [
+        ("worked-encode", "tokens", "stages/_encode.html"),
+        ("worked-logits", "logits", "stages/_forward.html"),
+        ("worked-softmax", "chart", "stages/_softmax.html"),
+        ("worked-sampling", "ranges", "stages/_sampling.html"),
+        ("worked-uncertainty", "ranges.uncertainty", "stages/_uncertainty.html"),
+        ("worked-decode", "text", "stages/_decode.html"),
+        ("worked-inside-bigram", "inside", "stages/_inside.html"),
+        ("worked-inside-attention", "inside", "stages/_inside.html"),
+        ("worked-inside-lens", "inside", "stages/_inside.html"),
+        ("chart-numbers", "chart", "stages/_softmax.html"),
     ]
 }
 
@@ -69,8 +68,7 @@ def render_fold(fold: Fold, mode: str, **context) -> Markup:
     """The fold's block alone: mode "body" (its content) or "open" (the whole fold, opened)."""
     app = current_app
     context["fold_mode"] = mode
-    if fold.stage:
-        context["panel"] = attrgetter(fold.stage)(context["stages"])
+    context["panel"] = attrgetter(fold.view)(context["stages"])
     app.update_template_context(context)
     template = app.jinja_env.get_template(fold.template)
     return Markup("".join(template.blocks[fold.block](template.new_context(context))))
