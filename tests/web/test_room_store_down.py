@@ -13,7 +13,7 @@ from webapp.room.breaker import COOLDOWN_SECONDS, Breaker
 from webapp.room.redis_store import FAILURES, RedisStore
 from webapp.web import create_app
 
-from .test_room import ORIGIN, START, join, publish, push, start_room, step
+from .test_room import ORIGIN, START, join, publish, push, results, reveal, start_room, step
 
 NOT_ANSWERING = "is not answering; try again in a moment."
 HTMX = {"HX-Request": "true"}
@@ -84,3 +84,7 @@ def test_with_redis_gone_the_room_answers_503_saying_why_and_the_rest_of_the_app
     assert student.post(f"/room/{code}/vote", data={"round": "1", "token": "5"}, headers=ORIGIN).status_code == 303
     assert teacher.get(f"/room/{code}/results.json").get_json()["open_votes"] == 1
     assert [r.levelname for r in caplog.records if r.name == "webapp.room.breaker"] == ["WARNING", "INFO"]
+    reveal(teacher, code, url)
+    reveal(teacher, code, url)  # a second Reveal of the revealed step: the round stays counted
+    rounds = results(teacher, code)["rounds"]
+    assert [(r["round"], r["n_votes"]) for r in rounds] == [(1, 1)]
