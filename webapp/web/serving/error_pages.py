@@ -39,10 +39,16 @@ def brief(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     return message[: limit - tail - 3] + " … " + message[-tail:]
 
 
+def wants_json(path: str) -> bool:
+    """The JSON twin (/api/...) and the room's data (/room/CODE/results.json) answer errors in JSON; an export
+    (/export.json) is a download from a page, which shows its error as a page."""
+    return path.startswith("/api/") or (path.startswith("/room/") and path.endswith(".json"))
+
+
 def error_response(message: str, status: int, headers: dict | None = None):
     headers = dict(headers or {})
     message = brief(message)
-    if request.path.startswith("/api/") or request.path.endswith(".json"):
+    if wants_json(request.path):
         return {"error": message}, status, headers
     if request.headers.get("HX-Request") == "true":
         headers |= {"HX-Retarget": "#error", "HX-Reswap": "innerHTML"}
