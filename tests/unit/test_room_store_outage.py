@@ -174,3 +174,9 @@ def test_a_vote_while_the_round_is_counted_is_refused_and_the_round_is_still_ope
     assert seen["vote"] is Vote.CLOSED  # refused, as after the reveal: the count has it not
     assert seen["room"] == room  # open, unchanged, until the result is there with it
     assert json.loads(store.results(CODE)[1]) == votes and closed.version == room.version + 1
+
+
+def test_the_log_names_the_redis_without_its_password() -> None:
+    store = RedisStore("redis://:secret@127.0.0.1:1/0", IDLE)
+    assert store.breaker.name == "room store at redis://127.0.0.1:1/0"
+    store.close()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
 from redis.backoff import NoBackoff
@@ -139,6 +140,14 @@ def _decode(name: str, text: str):
     return text
 
 
+def without_password(url: str) -> str:
+    """The URL as the log may show it: 'redis://:secret@10.0.0.5:6379/0' -> 'redis://10.0.0.5:6379/0'."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
 def answering(method):
     """Run a call of the store through its breaker: StoreUnavailable, at once while Redis is not answering."""
 
@@ -153,7 +162,7 @@ def answering(method):
 class RedisStore(RoomStore):
     def __init__(self, url: str, idle_seconds: float, breaker: Breaker | None = None):
         self.idle_seconds = idle_seconds
-        self.breaker = breaker or Breaker(FAILURES, name=f"room store at {url.rpartition('@')[2]}")
+        self.breaker = breaker or Breaker(FAILURES, name=f"room store at {without_password(url)}")
         # redis-py's pool notices a fork and makes new connections in the child; a pooled connection
         # that Redis closed (a restart) is found as it is taken from the pool and made again
         self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=TIMEOUT_SECONDS,
