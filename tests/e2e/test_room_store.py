@@ -82,7 +82,7 @@ def test_a_students_screen_says_the_store_is_not_answering_and_goes_on_when_it_a
         expect(student.locator("#error")).to_contain_text("is not answering; try again in a moment", timeout=15_000)
         redis.resume()
         # the next poll after the breaker's cooldown and the page's back-off is answered: the sentence goes
-        expect(student.locator("#error .error-message")).to_have_count(0, timeout=30_000)
+        expect(student.locator("#error .error-message")).to_have_count(0, timeout=45_000)
         expect(student.locator("#room-status")).to_be_visible()
     finally:
         server.stop()

@@ -249,12 +249,16 @@ def test_nobody_sees_a_round_closed_before_it_is_counted_and_every_vote_is_count
     threads.append(threading.Thread(target=keep_reading))
     for thread in threads:
         thread.start()
-    while len(accepted) < len(students) or reads[0] < 10:
-        time.sleep(0.001)
-    closed = store.close_round(room, T0, room.round, count_slowly, round_open=False)
-    time.sleep(0.05)  # the reader and the voters go on a while after the reveal
-    stop.set()
-    for thread in threads:
-        thread.join()
+    try:
+        deadline = time.monotonic() + 60
+        while (len(accepted) < len(students) or reads[0] < 10) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert len(accepted) == len(students) and reads[0] >= 10
+        closed = store.close_round(room, T0, room.round, count_slowly, round_open=False)
+        time.sleep(0.05)  # the reader and the voters go on a while after the reveal
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
     assert closed is not None and closed_uncounted == []
     assert json.loads(store.results("ABCDEFGH")[room.round]) == accepted == store.votes("ABCDEFGH", room.round)
