@@ -1,6 +1,7 @@
 /* The class room. On the teacher's page, each change of the screen is sent to the room (and the
    address stays on the room's page); on a student's page, the screen follows the teacher's by
-   polling a conditional request (304 while nothing changed) every 0.4 to 0.8 s; on the ordinary
+   polling a conditional request (304 while nothing changed) every 0.4 to 0.8 s, and less often
+   while the server answers with an error (the room's store not answering: a 503); on the ordinary
    stepper, a student who left the room's screen gets a "Follow the teacher" link back. The words
    shown here come translated from the templates, in data-label-* attributes. */
 (function () {
@@ -10,6 +11,7 @@
   var JITTER_MS = 200;
   var HIDDEN_POLL_MS = 3000; // a phone in a pocket asks less often
   var ME_DELAY_MS = 2000; // the student's record after a reveal: spread over two seconds
+  var MAX_BACKOFF_MS = 8000; // between polls that failed, at most (unless Retry-After asks for more)
 
   function main() { return document.getElementById("main"); }
 
@@ -45,10 +47,42 @@
   function follow(m) {
     var etag = m.dataset.roomEtag;
     var round = m.dataset.roomRound;
+    var failures = 0; // polls failed in a row
+    var retryAfterMs = 0;
+    var showing = null; // the server's error message this script put on the page
 
+    // After a failed poll, wait twice as long each time and at least what Retry-After says, spread at
+    // random so that a class does not come back in the same second when the server answers again.
     function schedule() {
       var wait = document.hidden ? HIDDEN_POLL_MS : POLL_MS + (Math.random() * 2 - 1) * JITTER_MS;
+      if (failures) {
+        var backoff = Math.max(Math.min(MAX_BACKOFF_MS, POLL_MS * Math.pow(2, failures)), retryAfterMs);
+        wait = Math.max(wait, backoff * (1 + Math.random() / 2));
+      }
       window.setTimeout(poll, wait);
+    }
+
+    // The server's message (the page or the fragment of its error) where the page shows errors.
+    function failed(response) {
+      failures += 1;
+      var seconds = parseInt(response.headers.get("Retry-After"), 10);
+      retryAfterMs = seconds > 0 ? seconds * 1000 : 0;
+      return response.text().then(function (html) {
+        var parsed = document.createElement("template");
+        parsed.innerHTML = html;
+        var message = parsed.content.querySelector(".error-message");
+        var region = document.getElementById("error");
+        if (!message || !region) return;
+        showing = document.importNode(message, true);
+        region.replaceChildren(showing);
+      });
+    }
+
+    function answered() {
+      failures = 0;
+      retryAfterMs = 0;
+      if (showing && showing.parentNode) showing.parentNode.removeChild(showing);
+      showing = null;
     }
 
     function update(response) {
@@ -72,15 +106,20 @@
       if (main() !== m) return;
       fetch(m.dataset.roomScreen, { headers: { "If-None-Match": '"' + etag + '"' }, cache: "no-store", credentials: "same-origin" })
         .then(function (response) {
-          if (response.status === 200) return update(response);
           if (response.status === 404) {
             var status = document.getElementById("room-status");
             if (status) status.textContent = m.getAttribute("data-label-ended");
             throw new Error("room ended");
           }
-          return null;
+          if (response.status !== 200 && response.status !== 304) return failed(response);
+          answered();
+          return response.status === 200 ? update(response) : null;
         })
-        .then(schedule, function (e) { if (!(e && e.message === "room ended")) schedule(); });
+        .then(schedule, function (e) {
+          if (e && e.message === "room ended") return;
+          failures += 1; // no answer at all: the network, most likely
+          schedule();
+        });
     }
 
     schedule();

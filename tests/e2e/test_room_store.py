@@ -1,10 +1,12 @@
 """The room outlives its server: stopped mid-lesson and started again (SQLite), the room, the votes and
-the teacher's control are intact; and the same lesson runs on Redis with the teacher and the students
-on two different servers, as on two machines behind a load balancer."""
+the teacher's control are intact; the same lesson runs on Redis with the teacher and the students
+on two different servers, as on two machines behind a load balancer; and a student's screen says so
+while Redis is not answering, and follows again once it is."""
 
 from __future__ import annotations
 
 from playwright.sync_api import Browser, expect
+from redis_server import RedisServer
 from room_helpers import Server, join, new_context, start_room, step, text_of
 
 
@@ -67,3 +69,21 @@ def test_the_same_lesson_runs_on_redis_across_two_servers(browser: Browser, tmp_
         first.stop()
         second.stop()
 
+
+def test_a_students_screen_says_the_store_is_not_answering_and_goes_on_when_it_answers(browser: Browser,
+                                                                                      tmp_path) -> None:
+    (tmp_path / "redis").mkdir()
+    redis = RedisServer(tmp_path / "redis")
+    server = Server(redis.url, tmp_path).start()
+    try:
+        teacher, code = start_room(new_context(browser, server.url), server.url)
+        student = join(new_context(browser, server.url), server.url, code, "Cleo")
+        redis.pause()
+        expect(student.locator("#error")).to_contain_text("is not answering; try again in a moment", timeout=15_000)
+        redis.resume()
+        # the next poll after the breaker's cooldown and the page's back-off is answered: the sentence goes
+        expect(student.locator("#error .error-message")).to_have_count(0, timeout=45_000)
+        expect(student.locator("#room-status")).to_be_visible()
+    finally:
+        server.stop()
+        redis.stop()

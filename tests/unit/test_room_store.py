@@ -204,3 +204,61 @@ def test_a_round_closed_while_votes_arrive_counts_exactly_the_votes_accepted(sto
     thread.join()
     assert closed is not None
     assert json.loads(store.results("ABCDEFGH")[room.round]) == accepted == store.votes("ABCDEFGH", room.round)
+
+
+def test_nobody_sees_a_round_closed_before_it_is_counted_and_every_vote_is_counted_once_or_refused(
+        store, store_url) -> None:
+    """Three students' devices vote and a fourth reads the room, each on a connection of its own, while
+    the teacher's reveal counts the round slowly (counting is the server's work: the model's step)."""
+    import threading
+    import time
+
+    store.create(new_room(), 10)
+    students = [f"{n:043d}" for n in range(30)]
+    for s in students:
+        store.join("ABCDEFGH", s, "", 100)
+    room = open_round(store)
+    accepted: dict[str, int] = {}
+    closed_uncounted: list[int] = []
+    reads = [0]
+    stop = threading.Event()
+
+    def keep_voting(mine: list[str]) -> None:
+        voter, n = open_store(store_url, IDLE), 0
+        while not stop.is_set():
+            token = n % 11
+            if voter.vote("ABCDEFGH", room.round, mine[n % len(mine)], token) is Vote.COUNTED:
+                accepted[mine[n % len(mine)]] = token
+            n += 1
+        voter.close()
+
+    def keep_reading() -> None:
+        reader = open_store(store_url, IDLE)
+        while not stop.is_set():
+            now = reader.get("ABCDEFGH", T0)
+            if not now.round_open and room.round not in reader.results("ABCDEFGH"):
+                closed_uncounted.append(now.version)
+            reads[0] += 1
+        reader.close()
+
+    def count_slowly(votes: dict[str, int]) -> str:
+        time.sleep(0.05)
+        return json.dumps(votes)
+
+    threads = [threading.Thread(target=keep_voting, args=(students[i::3],)) for i in range(3)]
+    threads.append(threading.Thread(target=keep_reading))
+    for thread in threads:
+        thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        while (len(accepted) < len(students) or reads[0] < 10) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert len(accepted) == len(students) and reads[0] >= 10
+        closed = store.close_round(room, T0, room.round, count_slowly, round_open=False)
+        time.sleep(0.05)  # the reader and the voters go on a while after the reveal
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert closed is not None and closed_uncounted == []
+    assert json.loads(store.results("ABCDEFGH")[room.round]) == accepted == store.votes("ABCDEFGH", room.round)

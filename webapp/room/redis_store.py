@@ -7,24 +7,40 @@ Keys, for a room with code C (every one expires idle_seconds after the teacher's
     tbt:room:C:votes      hash: "round:student" -> token id
     tbt:room:C:changes    hash: "round:student" -> how often the vote was changed
     tbt:room:C:results    hash: round -> JSON
+    tbt:room:C:closing    the round being counted, for CLOSING_MS only: votes on it are refused meanwhile
     tbt:rooms             sorted set: code -> last change, to bound the open rooms
     tbt:hit:KEY:WINDOW    rate-limit counters
 
 The compare-and-set update, the vote (only while its round is open), the bounded join and closing a
-round (taking its votes as it closes) are Lua scripts, so each is atomic whichever process on
-whichever machine runs it.
+round with its result are Lua scripts, so each is atomic whichever process on whichever machine runs it.
+
+Every call waits at most TIMEOUT_SECONDS for Redis and is never retried; a call that fails so opens
+the breaker (breaker.py), and the calls after it fail at once with StoreUnavailable until Redis
+answers again.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
+from .breaker import Breaker
 from .store import MAX_VOTE_CHANGES, ROOM_FIELDS, Room, RoomsFull, RoomStore, Vote
 
 PREFIX = "tbt:room:"
 ROOMS = "tbt:rooms"
+# A healthy Redis answers these calls in a fraction of a millisecond (a whole room request takes about
+# one, bench/room.py), so half a second is hundreds of times that, yet keeps what a hung Redis costs a
+# request small; connecting gets the same. A lost answer is not asked again: the breaker decides.
+TIMEOUT_SECONDS = 0.5
+CLOSING_MS = 2000  # how long a round being counted refuses votes: counting takes milliseconds
+MAX_COUNTS = 3  # counts of a round whose votes changed meanwhile (only after CLOSING_MS, or from an older server)
+FAILURES = (redis.ConnectionError, redis.TimeoutError)  # Redis not answering, as opposed to refusing a command
 
 CREATE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
@@ -42,6 +58,7 @@ for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 local v = redis.call('HINCRBY', KEYS[1], 'version', 1)
 for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[2]) end
 redis.call('ZADD', KEYS[5], ARGV[3], redis.call('HGET', KEYS[1], 'code'))
+redis.call('DEL', KEYS[6])
 return v
 """
 
@@ -55,9 +72,9 @@ redis.call('EXPIRE', KEYS[2], redis.call('TTL', KEYS[1]))
 return 1
 """
 
-CLOSE = """
+TAKE = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return nil end
-redis.call('HSET', KEYS[1], 'round_open', '0')
+redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
 local taken = {'ok'}
 local prefix = ARGV[2] .. ':'
 local all = redis.call('HGETALL', KEYS[2])
@@ -70,9 +87,30 @@ end
 return taken
 """
 
+CLOSE = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
+local prefix = ARGV[4] .. ':'
+local n = tonumber(ARGV[6])
+local found = 0
+for _, field in ipairs(redis.call('HKEYS', KEYS[3])) do
+  if string.sub(field, 1, #prefix) == prefix then found = found + 1 end
+end
+if found ~= n then return -1 end
+for i = 7, 6 + 2 * n, 2 do
+  if redis.call('HGET', KEYS[3], prefix .. ARGV[i]) ~= ARGV[i + 1] then return -1 end
+end
+redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])
+for i = 7 + 2 * n, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+local v = redis.call('HINCRBY', KEYS[1], 'version', 1)
+for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[2]) end
+redis.call('ZADD', KEYS[5], ARGV[3], redis.call('HGET', KEYS[1], 'code'))
+redis.call('DEL', KEYS[6])
+return v
+"""
+
 VOTE = """
 local room = redis.call('HMGET', KEYS[1], 'round', 'round_open')
-if room[1] ~= ARGV[1] or room[2] ~= '1' then return 0 end
+if room[1] ~= ARGV[1] or room[2] ~= '1' or redis.call('GET', KEYS[5]) == ARGV[1] then return 0 end
 if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then return -1 end
 local field = ARGV[1] .. ':' .. ARGV[2]
 if redis.call('HEXISTS', KEYS[3], field) == 1 then
@@ -102,23 +140,47 @@ def _decode(name: str, text: str):
     return text
 
 
+def without_password(url: str) -> str:
+    """The URL as the log may show it: 'redis://:secret@10.0.0.5:6379/0' -> 'redis://10.0.0.5:6379/0'."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def answering(method):
+    """Run a call of the store through its breaker: StoreUnavailable, at once while Redis is not answering."""
+
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        with self.breaker.call():
+            return method(self, *args, **kwargs)
+
+    return guarded
+
+
 class RedisStore(RoomStore):
-    def __init__(self, url: str, idle_seconds: float):
+    def __init__(self, url: str, idle_seconds: float, breaker: Breaker | None = None):
         self.idle_seconds = idle_seconds
-        # redis-py's pool notices a fork and makes new connections in the child
-        self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5, health_check_interval=30)
+        self.breaker = breaker or Breaker(FAILURES, name=f"room store at {without_password(url)}")
+        # redis-py's pool notices a fork and makes new connections in the child; a pooled connection
+        # that Redis closed (a restart) is found as it is taken from the pool and made again
+        self.r = redis.Redis.from_url(url, decode_responses=True, socket_timeout=TIMEOUT_SECONDS,
+                                      socket_connect_timeout=TIMEOUT_SECONDS, retry=Retry(NoBackoff(), 0),
+                                      health_check_interval=30)
         self._create, self._update = self.r.register_script(CREATE), self.r.register_script(UPDATE)
         self._join, self._vote = self.r.register_script(JOIN), self.r.register_script(VOTE)
-        self._close = self.r.register_script(CLOSE)
+        self._take, self._close = self.r.register_script(TAKE), self.r.register_script(CLOSE)
 
     @staticmethod
     def _keys(code: str) -> list[str]:
         room = PREFIX + code
-        return [room, room + ":students", room + ":votes", room + ":results", ROOMS]
+        return [room, room + ":students", room + ":votes", room + ":results", ROOMS, room + ":closing"]
 
     def _ttl(self) -> int:
         return max(1, int(self.idle_seconds))
 
+    @answering
     def create(self, room: Room, max_rooms: int) -> bool:
         pairs = [x for f in ROOM_FIELDS for x in (f, _encode(getattr(room, f)))]
         done = self._create(keys=[PREFIX + room.code, ROOMS],
@@ -128,75 +190,96 @@ class RedisStore(RoomStore):
             raise RoomsFull
         return done == 1
 
+    @answering
     def get(self, code: str, now: float) -> Room | None:
         values = self.r.hgetall(PREFIX + code)
         if not values or float(values["touched"]) <= now - self.idle_seconds:
             return None
         return Room(**{f: _decode(f, values[f]) for f in ROOM_FIELDS})
 
+    @answering
     def version(self, code: str, now: float) -> int | None:
         version, touched = self.r.hmget(PREFIX + code, "version", "touched")
         if version is None or float(touched) <= now - self.idle_seconds:
             return None
         return int(version)
 
-    def update(self, room: Room, now: float, **changes) -> Room | None:
+    @staticmethod
+    def _changes(changes: dict, now: float) -> dict:
         if {"code", "version", "key_hash"} & set(changes) or set(changes) - set(ROOM_FIELDS):
             raise ValueError(f"cannot change {sorted(changes)}")
-        changes["touched"] = now
+        return {**changes, "touched": now}
+
+    @answering
+    def update(self, room: Room, now: float, **changes) -> Room | None:
+        changes = self._changes(changes, now)
         pairs = [x for k, v in changes.items() for x in (k, _encode(v))]
         version = self._update(keys=self._keys(room.code), args=[room.version, self._ttl(), now, *pairs])
         if not version:
             return None
         return Room(**{**room.__dict__, **changes, "version": int(version)})
 
+    @answering
     def close_round(self, room: Room, now: float, round_: int, count: Callable[[dict[str, int]], str],
                     **changes) -> Room | None:
-        """Close the round and take its votes in one script (a vote after it is refused), count them, then
-        write the result with the other changes and the new version in one transaction: students see
-        the room change only once the result is there."""
-        keys = self._keys(room.code)
-        taken = self._close(keys=[keys[0], keys[2]], args=[room.version, round_])
-        if taken is None:
-            return None
-        votes = {taken[i]: int(taken[i + 1]) for i in range(1, len(taken), 2)}
-        result = count(votes)
-        changes["touched"] = now
-        with self.r.pipeline() as pipe:  # MULTI/EXEC
-            pipe.hset(keys[3], str(round_), result)
-            pipe.hset(keys[0], mapping={k: _encode(v) for k, v in changes.items()})
-            version = pipe.hincrby(keys[0], "version", 1)
-            for key in keys[:4]:
-                pipe.expire(key, self._ttl())
-            pipe.zadd(ROOMS, {room.code: now})
-            version = pipe.execute()[2]
-        return Room(**{**room.__dict__, **changes, "version": int(version)})
+        """Take the round's votes, count them here, and close the round with its result in one script.
 
+        TAKE reads the votes and holds off new ones on that round for CLOSING_MS (refused, as after the
+        reveal); CLOSE then writes the result, the other changes and the new version at once, if the
+        version and the round's votes are still those counted. A failure between the two leaves the room
+        as it was (its votes refused for CLOSING_MS at most); a vote that landed meanwhile anyway (after
+        CLOSING_MS, or from a server running an older TAKE-less version) sends the count round again.
+        """
+        changes = self._changes(changes, now)
+        pairs = [x for k, v in changes.items() for x in (k, _encode(v))]
+        keys = self._keys(room.code)
+        for _count in range(MAX_COUNTS):
+            taken = self._take(keys=[keys[0], keys[2], keys[5]], args=[room.version, round_, CLOSING_MS])
+            if taken is None:
+                return None
+            votes = {taken[i]: int(taken[i + 1]) for i in range(1, len(taken), 2)}
+            counted = [x for student, token in votes.items() for x in (student, token)]
+            version = self._close(keys=keys, args=[room.version, self._ttl(), now, round_, count(votes), len(votes),
+                                                   *counted, *pairs])
+            if version == 0:
+                return None
+            if version > 0:
+                return Room(**{**room.__dict__, **changes, "version": int(version)})
+        return None
+
+    @answering
     def join(self, code: str, student: str, nickname: str, max_students: int) -> bool:
         keys = self._keys(code)
         return self._join(keys=keys[:2], args=[student, nickname, max_students]) == 1
 
+    @answering
     def nickname(self, code: str, student: str) -> str | None:
         return self.r.hget(self._keys(code)[1], student)
 
+    @answering
     def students(self, code: str) -> dict[str, str]:
         return self.r.hgetall(self._keys(code)[1])
 
+    @answering
     def n_students(self, code: str) -> int:
         return self.r.hlen(self._keys(code)[1])
 
+    @answering
     def vote(self, code: str, round_: int, student: str, token: int) -> Vote:
         keys = self._keys(code)
-        done = self._vote(keys=[*keys[:3], keys[0] + ":changes"], args=[round_, student, token, MAX_VOTE_CHANGES])
+        done = self._vote(keys=[*keys[:3], keys[0] + ":changes", keys[5]],
+                          args=[round_, student, token, MAX_VOTE_CHANGES])
         return {1: Vote.COUNTED, 0: Vote.CLOSED, -1: Vote.NOT_JOINED, -2: Vote.TOO_MANY}[done]
 
     def _votes(self, code: str) -> dict[tuple[int, str], int]:
         every = self.r.hgetall(self._keys(code)[2])
         return {(int(k.split(":", 1)[0]), k.split(":", 1)[1]): int(v) for k, v in every.items()}
 
+    @answering
     def votes(self, code: str, round_: int) -> dict[str, int]:
         return {s: t for (r, s), t in self._votes(code).items() if r == round_}
 
+    @answering
     def votes_of(self, code: str, student: str) -> dict[int, int]:
         last = int(self.r.hget(PREFIX + code, "round") or 0)
         if not last:
@@ -205,26 +288,31 @@ class RedisStore(RoomStore):
         tokens = self.r.hmget(self._keys(code)[2], [f"{r}:{student}" for r in rounds])
         return {r: int(t) for r, t in zip(rounds, tokens, strict=True) if t is not None}
 
+    @answering
     def all_votes(self, code: str) -> dict[int, dict[str, int]]:
         every: dict[int, dict[str, int]] = {}
         for (r, s), t in self._votes(code).items():
             every.setdefault(r, {})[s] = t
         return every
 
+    @answering
     def save_result(self, code: str, round_: int, result: str) -> None:
         key = self._keys(code)[3]
         with self.r.pipeline() as pipe:
             pipe.hset(key, str(round_), result).expire(key, self._ttl()).execute()
 
+    @answering
     def results(self, code: str) -> dict[int, str]:
         return dict(sorted((int(k), v) for k, v in self.r.hgetall(self._keys(code)[3]).items()))
 
+    @answering
     def hit(self, key: str, limit: int, window: int, now: float) -> bool:
         name = f"tbt:hit:{key}:{int(now // window)}"
         with self.r.pipeline() as pipe:
             count, _ = pipe.incr(name).expire(name, window + 1).execute()
         return count <= limit
 
+    @answering
     def purge(self, now: float) -> int:
         return self.r.zremrangebyscore(ROOMS, "-inf", now - self.idle_seconds)  # the keys expire on their own
 

@@ -16,10 +16,15 @@ Two operations must be atomic across processes, and are, in both backends:
     close_round(...)          the same, and the closed round's votes counted into its result
     vote(...)                 stored only while that round is open and the student is in the room,
                               so that a vote racing the reveal is either counted or refused.
+
+A store that stops answering (a Redis server hung or gone) raises StoreUnavailable within a short
+timeout, and then at once until it answers again (breaker.py); whatever a call was changing is left
+as it was or changed whole, never half.
 """
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -61,6 +66,22 @@ class Vote(Enum):
 
 class RoomsFull(Exception):
     """The store holds as many open rooms as it may."""
+
+
+class StoreUnavailable(Exception):
+    """The store is not answering (a timeout, a refused or reset connection): try again in a moment.
+
+    Nothing was changed, or the change was made whole (see close_round); `retry_after` is how long to wait.
+    """
+
+    def __init__(self, retry_after: float = 1.0):
+        super().__init__(f"the room store is not answering; try again in {retry_after:.0f} s")
+        self.retry_after = retry_after
+
+    @property
+    def retry_seconds(self) -> int:
+        """Retry-After in whole seconds, at least 1: 0.2 -> 1, 4.1 -> 5."""
+        return max(1, math.ceil(self.retry_after))
 
 
 class RoomStore(ABC):

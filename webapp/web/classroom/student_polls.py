@@ -6,6 +6,7 @@ from the store: 304 while it is the same. When it changes, a thousand students a
 screen within a second; the first request in each process renders it (room.follow_screen) and the
 answer, headers and all, is kept here by (room, version, language, gzip) for the rest: each student
 reads the screen in their own language (translations.choose_language, from the same request).
+While the room store is not answering, the poll goes on to the app, which answers its 503.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from urllib.parse import parse_qs
 
 from flask import Flask
 
+from ...room.store import StoreUnavailable
 from ..i18n.translations import choose_language
 from . import room_support as rs
 
@@ -34,7 +36,10 @@ class StudentPolls:
         if not match or environ.get("REQUEST_METHOD") != "GET":
             return self.wsgi_app(environ, start_response)
         code = match.group(1)
-        version = rs.store(self.app).version(code, rs.now())
+        try:
+            version = rs.store(self.app).version(code, rs.now())
+        except StoreUnavailable:
+            version = None  # the app answers: its 503 with Retry-After, at once while the store's breaker is open
         if version is None:
             return self.wsgi_app(environ, start_response)  # the app says the room has ended
         etag = f'"{code}-{version}"'

@@ -1,4 +1,8 @@
-"""Turn bad input into a clear 400 (an error fragment, page or JSON), never a 500 with a trace."""
+"""Turn bad input into a clear 400 (an error fragment, page or JSON), never a 500 with a trace.
+
+A room store that is not answering is a 503 with Retry-After, said the same three ways, and logged
+once per outage by the store's breaker (webapp/room/breaker.py), not once per request.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from werkzeug.exceptions import HTTPException
 
 from ...inference import InferenceError
 from ...inference.errors import N_
+from ...room.store import StoreUnavailable
 from ..i18n.translations import error_message
 from ..i18n.translations import gettext as _
 
@@ -34,10 +39,16 @@ def brief(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     return message[: limit - tail - 3] + " … " + message[-tail:]
 
 
+def wants_json(path: str) -> bool:
+    """The JSON twin (/api/...) and the room's data (/room/CODE/results.json) answer errors in JSON; an export
+    (/export.json) is a download from a page, which shows its error as a page."""
+    return path.startswith("/api/") or (path.startswith("/room/") and path.endswith(".json"))
+
+
 def error_response(message: str, status: int, headers: dict | None = None):
     headers = dict(headers or {})
     message = brief(message)
-    if request.path.startswith("/api/"):
+    if wants_json(request.path):
         return {"error": message}, status, headers
     if request.headers.get("HX-Request") == "true":
         headers |= {"HX-Retarget": "#error", "HX-Reswap": "innerHTML"}
@@ -55,6 +66,12 @@ def register(app: Flask) -> None:
         allow = {"Allow": e.valid_methods and ", ".join(e.valid_methods)} if hasattr(e, "valid_methods") else {}
         return error_response(http_message(e), e.code or 500, allow)
 
+    @app.errorhandler(StoreUnavailable)
+    def store_unavailable(e: StoreUnavailable):
+        message = _("the class room's store (where the room and its votes are kept) is not answering; "
+                    "try again in a moment.")
+        return error_response(message, 503, {"Retry-After": str(e.retry_seconds)})
+
     @app.errorhandler(Exception)
     def unexpected(e: Exception):
         app.logger.exception("unexpected error")
@@ -64,3 +81,4 @@ def register(app: Flask) -> None:
 def http_message(e: HTTPException) -> str:
     """The error's description in the page's language (the app's own aborts are written in it already)."""
     return _(e.description) if e.description in HTTP_MESSAGES else e.description or e.name
+
