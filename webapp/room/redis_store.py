@@ -9,6 +9,8 @@ Keys, for a room with code C (every one expires idle_seconds after the teacher's
     tbt:room:C:results    hash: round -> JSON
     tbt:rooms             sorted set: code -> last change, to bound the open rooms
     tbt:hit:KEY:WINDOW    rate-limit counters
+    tbt:bucket:KEY        hash: a token bucket's tokens and when they were counted; expires once full again
+    tbt:secret            the signing secret (no expiry)
 
 The compare-and-set update, the vote (only while its round is open), the bounded join and closing a
 round (taking its votes as it closes) are Lua scripts, so each is atomic whichever process on
@@ -17,6 +19,7 @@ whichever machine runs it.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 
 import redis
@@ -25,6 +28,8 @@ from .store import MAX_VOTE_CHANGES, ROOM_FIELDS, Room, RoomsFull, RoomStore, Vo
 
 PREFIX = "tbt:room:"
 ROOMS = "tbt:rooms"
+BUCKET = "tbt:bucket:"
+SECRET = "tbt:secret"
 
 CREATE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
@@ -84,6 +89,23 @@ redis.call('EXPIRE', KEYS[3], redis.call('TTL', KEYS[1]))
 return 1
 """
 
+TAKE = """
+local burst, per_second, now, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local kept = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
+local tokens, stamp = burst, now
+if kept[1] then
+  local last = tonumber(kept[2])
+  stamp = math.max(last, now)
+  tokens = math.min(burst, tonumber(kept[1]) + (stamp - last) * per_second)
+end
+local taken = tokens >= n
+if taken then tokens = math.min(burst, tokens - n) end
+redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'stamp', string.format('%.17g', stamp))
+redis.call('EXPIRE', KEYS[1], math.ceil((burst - tokens) / per_second) + 1)
+if taken then return 1 end
+return 0
+"""
+
 
 def _encode(value) -> str:
     if isinstance(value, bool):
@@ -110,6 +132,7 @@ class RedisStore(RoomStore):
         self._create, self._update = self.r.register_script(CREATE), self.r.register_script(UPDATE)
         self._join, self._vote = self.r.register_script(JOIN), self.r.register_script(VOTE)
         self._close = self.r.register_script(CLOSE)
+        self._take = self.r.register_script(TAKE)
 
     @staticmethod
     def _keys(code: str) -> list[str]:
@@ -224,6 +247,14 @@ class RedisStore(RoomStore):
         with self.r.pipeline() as pipe:
             count, _ = pipe.incr(name).expire(name, window + 1).execute()
         return count <= limit
+
+    def take(self, key: str, burst: float, per_second: float, now: float, n: int = 1) -> bool:
+        numbers = [repr(float(x)) for x in (burst, per_second, now)]
+        return self._take(keys=[BUCKET + key], args=[*numbers, n]) == 1
+
+    def secret(self) -> str:
+        with self.r.pipeline() as pipe:  # MULTI/EXEC: the first SET wins, every caller reads the winner
+            return pipe.set(SECRET, secrets.token_urlsafe(32), nx=True).get(SECRET).execute()[1]
 
     def purge(self, now: float) -> int:
         return self.r.zremrangebyscore(ROOMS, "-inf", now - self.idle_seconds)  # the keys expire on their own
