@@ -1,6 +1,7 @@
 /* The class room. On the teacher's page, each change of the screen is sent to the room (and the
    address stays on the room's page); on a student's page, the screen follows the teacher's by
-   polling a conditional request (304 while nothing changed) every 0.4 to 0.8 s; on the ordinary
+   polling a conditional request (304 while nothing changed) every 0.4 to 0.8 s, stopping when the room
+   has ended and asking less and less often while the server refuses or fails; on the ordinary
    stepper, a student who left the room's screen gets a "Follow the teacher" link back. The words
    shown here come translated from the templates, in data-label-* attributes. */
 (function () {
@@ -10,6 +11,7 @@
   var JITTER_MS = 200;
   var HIDDEN_POLL_MS = 3000; // a phone in a pocket asks less often
   var ME_DELAY_MS = 2000; // the student's record after a reveal: spread over two seconds
+  var MAX_BACKOFF_MS = 30000; // a server that refuses (429) or fails is asked half as often each time, down to this
 
   function main() { return document.getElementById("main"); }
 
@@ -46,9 +48,18 @@
     var etag = m.dataset.roomEtag;
     var round = m.dataset.roomRound;
 
-    function schedule() {
+    var failures = 0; // in a row: each one doubles the wait
+
+    function schedule(delay) {
       var wait = document.hidden ? HIDDEN_POLL_MS : POLL_MS + (Math.random() * 2 - 1) * JITTER_MS;
-      window.setTimeout(poll, wait);
+      if (failures) wait = Math.min(MAX_BACKOFF_MS, POLL_MS * Math.pow(2, failures)) * (0.5 + Math.random() / 2);
+      window.setTimeout(poll, Math.max(wait, delay || 0));
+    }
+
+    // What the server asked for in Retry-After (seconds), if anything.
+    function retryAfter(response) {
+      var seconds = parseInt(response.headers.get("Retry-After") || "", 10);
+      return seconds > 0 ? seconds * 1000 : 0;
     }
 
     function update(response) {
@@ -72,15 +83,26 @@
       if (main() !== m) return;
       fetch(m.dataset.roomScreen, { headers: { "If-None-Match": '"' + etag + '"' }, cache: "no-store", credentials: "same-origin" })
         .then(function (response) {
+          if (response.status === 200 || response.status === 304) failures = 0;
           if (response.status === 200) return update(response);
-          if (response.status === 404) {
+          if (response.status === 404 || response.status === 410) {
             var status = document.getElementById("room-status");
             if (status) status.textContent = m.getAttribute("data-label-ended");
-            throw new Error("room ended");
+            throw new Error("stop");
           }
-          return null;
+          if (response.status === 403) {
+            // No longer a student of this room (an id from before, say): its page sends the browser to join again.
+            window.location.assign(window.location.pathname);
+            throw new Error("stop");
+          }
+          if (response.status !== 304) failures += 1; // 429, 503, a proxy's 502: ask less often
+          return retryAfter(response);
         })
-        .then(schedule, function (e) { if (!(e && e.message === "room ended")) schedule(); });
+        .then(schedule, function (e) {
+          if (e && e.message === "stop") return;
+          failures += 1; // the network, or a screen that would not swap
+          schedule();
+        });
     }
 
     schedule();
