@@ -6,8 +6,9 @@
 
 It starts `python -m webapp` on 127.0.0.1 (free ports; with --store redis also a redis-server of its
 own), starts a room as a teacher, joins --students students (each on a keep-alive connection of its
-own, spread over the servers: a browser's polls and votes take turns on it), turns class votes
-on, and then for --duration seconds:
+own, spread over the servers: a browser's polls and votes take turns on it; from a loopback address
+per 250 students, as classes behind their schools' NATs), turns class votes on, and then for
+--duration seconds:
 
   the teacher, every --step-every seconds: Step (GET /step as the browser does, then POST the new
       screen to /room/CODE/state), and --reveal-after seconds later Reveal (the same for ?reveal=1);
@@ -50,6 +51,7 @@ PROMPT = "It is a truth universally acknowledged, that a single man"
 TICKS = os.sysconf("SC_CLK_TCK")
 POLL_S, JITTER_S = 0.6, 0.2  # as static/js/room.js: every 0.4 to 0.8 s
 VOTE_WITHIN_S = 0.3
+CLASS_SIZE = 250  # students per network: the server lets 400 join from one at once (ROOM_JOINS_AT_ONCE)
 
 
 def free_port() -> int:
@@ -61,8 +63,8 @@ def free_port() -> int:
 # --- a minimal HTTP/1.1 client: one keep-alive connection per simulated browser ------------------
 
 class Connection:
-    def __init__(self, port: int):
-        self.port = port
+    def __init__(self, port: int, source: str | None = None):
+        self.port, self.source = port, source  # source: the loopback address the client connects from
         self.reader = self.writer = None
         self.cookies: dict[str, str] = {}
         self.lock = asyncio.Lock()  # one request at a time on a connection, as HTTP/1.1 without pipelining
@@ -73,7 +75,8 @@ class Connection:
             for attempt in (0, 1):
                 try:
                     if self.writer is None:
-                        self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
+                        local = (self.source, 0) if self.source else None
+                        self.reader, self.writer = await asyncio.open_connection(HOST, self.port, local_addr=local)
                     return await self._send(method, path, body, headers or {})
                 except (ConnectionError, asyncio.IncompleteReadError):
                     self.writer = None
@@ -133,7 +136,9 @@ class Student:
         self.n, self.code, self.fig, self.stop = n, code, figures, stop
         # One keep-alive connection per student, a request at a time on it: gunicorn's gthread worker
         # keeps up to 1,000 connections open per process (worker_connections).
-        self.conn = self.poller = Connection(port)
+        # Students come from networks of CLASS_SIZE each (127.0.1.0, 127.0.1.1, ...: Linux answers on all of
+        # 127/8), as classes behind their schools' NATs: each within what a network may join at once.
+        self.conn = self.poller = Connection(port, source=f"127.0.1.{n // CLASS_SIZE}")
         self.etag, self.round, self.version = "", "", 0
 
     async def call(self, method, path, body=None, headers=None, ok=(200, 303, 304), conn=None):

@@ -1,7 +1,8 @@
 /* The class room. On the teacher's page, each change of the screen is sent to the room (and the
    address stays on the room's page); on a student's page, the screen follows the teacher's by
-   polling a conditional request (304 while nothing changed) every 0.4 to 0.8 s, and less often
-   while the server answers with an error (the room's store not answering: a 503); on the ordinary
+   polling a conditional request (304 while nothing changed) every 0.4 to 0.8 s, stopping when the room
+   has ended, and asking less and less often while the server refuses or fails (a 429, or the room's
+   store not answering: a 503), with the server's message shown meanwhile; on the ordinary
    stepper, a student who left the room's screen gets a "Follow the teacher" link back. The words
    shown here come translated from the templates, in data-label-* attributes. */
 (function () {
@@ -11,7 +12,7 @@
   var JITTER_MS = 200;
   var HIDDEN_POLL_MS = 3000; // a phone in a pocket asks less often
   var ME_DELAY_MS = 2000; // the student's record after a reveal: spread over two seconds
-  var MAX_BACKOFF_MS = 8000; // between polls that failed, at most (unless Retry-After asks for more)
+  var MAX_BACKOFF_MS = 8000; // a server that refuses (429) or fails is asked half as often each time, down to this (unless Retry-After asks for less)
 
   function main() { return document.getElementById("main"); }
 
@@ -106,17 +107,22 @@
       if (main() !== m) return;
       fetch(m.dataset.roomScreen, { headers: { "If-None-Match": '"' + etag + '"' }, cache: "no-store", credentials: "same-origin" })
         .then(function (response) {
-          if (response.status === 404) {
+          if (response.status === 404 || response.status === 410) {
             var status = document.getElementById("room-status");
             if (status) status.textContent = m.getAttribute("data-label-ended");
-            throw new Error("room ended");
+            throw new Error("stop");
           }
-          if (response.status !== 200 && response.status !== 304) return failed(response);
+          if (response.status === 403) {
+            // No longer a student of this room (an id from before, say): its page sends the browser to join again.
+            window.location.assign(window.location.pathname);
+            throw new Error("stop");
+          }
+          if (response.status !== 200 && response.status !== 304) return failed(response); // 429, 503, a proxy's 502
           answered();
           return response.status === 200 ? update(response) : null;
         })
         .then(schedule, function (e) {
-          if (e && e.message === "room ended") return;
+          if (e && e.message === "stop") return;
           failures += 1; // no answer at all: the network, most likely
           schedule();
         });

@@ -111,7 +111,8 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     url = f"http://{LOCAL_HOST}:{port}"
     command = [sys.executable, "-m", "webapp", "--host", LOCAL_HOST, "--port", str(port)]
     logs = tmp_path_factory.mktemp("live_server")
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # Its class rooms in a store of the run's own, not the user's: rooms, and what 127.0.0.1 may still do, start afresh.
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TOKEN_BY_TOKEN_ROOM_STORE": f"sqlite:///{logs / 'rooms.sqlite3'}"}
     with open(logs / "stdout.txt", "wb") as stdout, open(logs / "stderr.txt", "wb") as stderr:
         server = subprocess.Popen(command, stdout=stdout, stderr=stderr, env=env, cwd=HERE.parent.parent)
     try:

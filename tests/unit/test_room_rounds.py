@@ -40,6 +40,9 @@ def test_a_settings_change_keeps_the_round_and_moving_away_abandons_it() -> None
     assert (back.abandoned, back.round_open, back.round_key) == (1, False, "")
 
 
+SECRET = "s" * 43
+
+
 def test_join_codes_are_easy_to_read_and_hard_to_guess() -> None:
     code = codes.new_code()
     assert len(code) == 8 and not set(code) & set("0O1I")
@@ -49,13 +52,25 @@ def test_join_codes_are_easy_to_read_and_hard_to_guess() -> None:
     assert codes.display_code("ABCDEFGH") == "ABCD-EFGH"
 
 
-def test_teacher_keys_have_256_random_bits_and_only_their_hash_is_kept() -> None:
-    key = codes.new_secret()
-    assert len(key) == 43  # 32 bytes, URL-safe base64
+def test_teacher_keys_are_signed_random_bits_and_only_their_hash_is_kept() -> None:
+    key = codes.signed_id(SECRET, "ABCDEFGH", codes.TEACHER)
+    assert len(key) == 44  # 128 random bits and a 128-bit tag, URL-safe base64
     assert codes.key_matches(key, codes.key_hash(key))
-    assert not codes.key_matches(codes.new_secret(), codes.key_hash(key))
+    assert not codes.key_matches(codes.signed_id(SECRET, "ABCDEFGH", codes.TEACHER), codes.key_hash(key))
     assert not codes.key_matches(None, codes.key_hash(key))
     assert key not in codes.key_hash(key)
+
+
+def test_only_an_id_the_server_signed_for_that_room_and_kind_passes() -> None:
+    student = codes.signed_id(SECRET, "ABCDEFGH", codes.STUDENT)
+    assert codes.is_signed(SECRET, "ABCDEFGH", codes.STUDENT, student)
+    assert not codes.is_signed(SECRET, "ABCDEFGJ", codes.STUDENT, student)  # another room
+    assert not codes.is_signed(SECRET, "ABCDEFGH", codes.TEACHER, student)  # a student id is no teacher key
+    assert not codes.is_signed("another secret", "ABCDEFGH", codes.STUDENT, student)
+    made_up = ["A" * 22, "A" * 44, student[:22] + "A" * 22, student[:-1] + ("A" if student[-1] != "A" else "B"),
+               student + "A", "", None, "é" * 44]
+    assert not any(codes.is_signed(SECRET, "ABCDEFGH", codes.STUDENT, text) for text in made_up)
+    assert len({codes.signed_id(SECRET, "ABCDEFGH", codes.STUDENT) for _ in range(100)}) == 100
 
 
 @given(st.text(max_size=100))

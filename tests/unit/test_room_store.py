@@ -262,3 +262,70 @@ def test_nobody_sees_a_round_closed_before_it_is_counted_and_every_vote_is_count
             thread.join()
     assert closed is not None and closed_uncounted == []
     assert json.loads(store.results("ABCDEFGH")[room.round]) == accepted == store.votes("ABCDEFGH", room.round)
+
+
+def test_a_bucket_allows_its_burst_at_once_then_its_rate(store) -> None:
+    takes = [store.take("joins:1.2.3.4", 5, 2, T0) for _ in range(7)]
+    assert takes == [True] * 5 + [False] * 2  # a refused take takes nothing
+    assert store.take("joins:5.6.7.8", 5, 2, T0)  # another key has a bucket of its own
+    assert [store.take("joins:1.2.3.4", 5, 2, T0 + 1) for _ in range(3)] == [True, True, False]  # 2 a second
+    assert [store.take("joins:1.2.3.4", 5, 2, T0 + 100) for _ in range(6)] == [True] * 5 + [False]  # full, no more
+
+
+def test_tokens_given_back_are_there_to_take_again_up_to_the_burst(store) -> None:
+    assert store.take("lookups:a", 2, 0.01, T0) and store.take("lookups:a", 2, 0.01, T0)
+    assert not store.take("lookups:a", 2, 0.01, T0)
+    assert store.take("lookups:a", 2, 0.01, T0, n=-1)  # the code was right: the lookup is not counted
+    assert store.take("lookups:a", 2, 0.01, T0) and not store.take("lookups:a", 2, 0.01, T0)
+    for _ in range(5):
+        store.take("lookups:a", 2, 0.01, T0, n=-1)
+    assert [store.take("lookups:a", 2, 0.01, T0) for _ in range(3)] == [True, True, False]
+
+
+def test_a_bucket_is_kept_until_full_again_then_forgotten(store, store_url) -> None:
+    store.take("starts:a", 2, 1, T0)
+    store.purge(T0 + 0.5)  # 1.5 tokens: kept
+    assert [store.take("starts:a", 2, 1, T0 + 0.5) for _ in range(2)] == [True, False]
+    if not isinstance(store, SQLiteStore):  # 0.5 tokens: full again 1.5 s later, and the key expires then
+        import redis
+
+        assert 0 < redis.Redis.from_url(store_url).ttl("tbt:bucket:starts:a") <= 3
+    store.purge(T0 + 10)
+    if isinstance(store, SQLiteStore):  # Redis lets the key expire on its own
+        assert store.db.execute("SELECT count(*) FROM buckets").fetchone()[0] == 0
+    assert [store.take("starts:a", 2, 1, T0 + 10) for _ in range(3)] == [True, True, False]
+
+
+def take_from_a_process(url: str, n: int, taken) -> None:
+    store = open_store(url, IDLE)
+    taken.put(sum(store.take("joins:nat", 100, 0.001, T0) for _ in range(n)))
+
+
+def test_processes_share_a_bucket(store, store_url) -> None:
+    context = multiprocessing.get_context("spawn")
+    taken = context.Queue()
+    workers = [context.Process(target=take_from_a_process, args=(store_url, 60, taken)) for _ in range(4)]
+    for w in workers:
+        w.start()
+    counts = [taken.get(timeout=60) for _ in workers]
+    for w in workers:
+        w.join(60)
+    assert sum(counts) == 100  # 240 asked for from four processes at once: exactly the burst is taken
+
+
+def secret_from_a_process(url: str, secrets) -> None:
+    secrets.put(open_store(url, IDLE).secret())
+
+
+def test_the_signing_secret_is_made_once_and_shared(store, store_url) -> None:
+    context = multiprocessing.get_context("spawn")
+    found = context.Queue()
+    workers = [context.Process(target=secret_from_a_process, args=(store_url, found)) for _ in range(4)]
+    for w in workers:
+        w.start()
+    secrets = {found.get(timeout=60) for _ in workers}
+    for w in workers:
+        w.join(60)
+    assert secrets == {store.secret()} and len(store.secret()) >= 43  # one secret of 256 bits, whoever came first
+    store.purge(T0 + 10 * IDLE)
+    assert open_store(store_url, IDLE).secret() == store.secret()  # rooms expire; the secret stays

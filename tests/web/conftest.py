@@ -10,9 +10,11 @@ from .seeded import picked_ids
 
 
 @pytest.fixture(scope="session")
-def app():
-    """Build the app once: create_app loads the bundled models."""
-    return create_app({"TESTING": True})
+def app(tmp_path_factory):
+    """Build the app once: create_app loads the bundled models. Its class rooms live in a store of the
+    session's own, not the user's: rooms, and what each address may still do, start afresh each run."""
+    folder = tmp_path_factory.mktemp("rooms")
+    return create_app({"TESTING": True, "ROOM_STORE": f"sqlite:///{folder / 'rooms.sqlite3'}"})
 
 
 @pytest.fixture

@@ -1,16 +1,20 @@
-"""Join codes, teacher keys and student ids: made at random, checked in constant time.
+"""Join codes, teacher keys and student ids: made at random, signed by the server, checked in constant time.
 
 A join code is read aloud and typed on a phone, so its alphabet leaves out 0/O and 1/I:
 32 symbols, 8 of them (shown as "ABCD-EFGH"), 32**8 = 1.1e12 codes. With at most
-MAX_ROOMS rooms open and failed joins limited per address (see the web layer), guessing a
-live room is hopeless: 10 guesses a minute find one of 1,000 rooms once in about 2,000 years.
+MAX_ROOMS rooms open and wrong codes limited per address (see the web layer), guessing a
+live room is hopeless: 30 guesses a minute find one of 200 rooms once in about 350 years.
 
-The teacher key is 256 random bits; the store keeps only its SHA-256, so a copy of the
+A student id or a teacher key is 128 random bits and, after them, an HMAC of the room's code and
+those bits under the server's secret (kept in the room store): the server tells an id it gave out
+for that room from a made-up one without asking the store, and only a browser that joined or
+started the room can hold one. The store keeps only the teacher key's SHA-256, so a copy of the
 store cannot be used to take a room over.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import re
@@ -21,6 +25,8 @@ ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0, O, 1, I
 CODE_LENGTH = 8
 MAX_NICKNAME = 24
 _ID = re.compile(r"^[A-Za-z0-9_-]{22,64}$")
+RANDOM_CHARS = 22  # 16 bytes, URL-safe base64 without padding
+STUDENT, TEACHER = "student", "teacher"  # what a signed id is for: one is never taken for the other
 
 
 def new_code() -> str:
@@ -43,9 +49,24 @@ def display_code(code: str) -> str:
     return f"{code[:half]}-{code[half:]}"
 
 
-def new_secret() -> str:
-    """256 random bits, URL-safe: a teacher key or a student id."""
-    return secrets.token_urlsafe(32)
+def signed_id(secret: str, code: str, kind: str) -> str:
+    """A new id for a room: 128 random bits, then 128 bits of HMAC-SHA256 over (kind, code, those bits)."""
+    random_part = secrets.token_urlsafe(16)
+    return random_part + _tag(secret, code, kind, random_part)
+
+
+def is_signed(secret: str, code: str, kind: str, text: str | None) -> bool:
+    """Whether text is an id signed_id gave out for this room and kind (a made-up or older one is not)."""
+    if not text or len(text) != 2 * RANDOM_CHARS or not _ID.match(text):
+        return False
+    random_part, tag = text[:RANDOM_CHARS], text[RANDOM_CHARS:]
+    return hmac.compare_digest(tag, _tag(secret, code, kind, random_part))
+
+
+def _tag(secret: str, code: str, kind: str, random_part: str) -> str:
+    message = "\x1f".join((kind, code, random_part)).encode("utf-8", "replace")
+    digest = hmac.new(secret.encode("utf-8"), message, hashlib.sha256).digest()[:16]
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
 def is_secret_shaped(text: str | None) -> bool:

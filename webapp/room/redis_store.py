@@ -10,6 +10,8 @@ Keys, for a room with code C (every one expires idle_seconds after the teacher's
     tbt:room:C:closing    the round being counted, for CLOSING_MS only: votes on it are refused meanwhile
     tbt:rooms             sorted set: code -> last change, to bound the open rooms
     tbt:hit:KEY:WINDOW    rate-limit counters
+    tbt:bucket:KEY        hash: a token bucket's tokens and when they were counted; expires once full again
+    tbt:secret            the signing secret (no expiry)
 
 The compare-and-set update, the vote (only while its round is open), the bounded join and closing a
 round with its result are Lua scripts, so each is atomic whichever process on whichever machine runs it.
@@ -22,6 +24,7 @@ answers again.
 from __future__ import annotations
 
 import functools
+import secrets
 from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
 
@@ -41,6 +44,8 @@ TIMEOUT_SECONDS = 0.5
 CLOSING_MS = 2000  # how long a round being counted refuses votes: counting takes milliseconds
 MAX_COUNTS = 3  # counts of a round whose votes changed meanwhile (only after CLOSING_MS, or from an older server)
 FAILURES = (redis.ConnectionError, redis.TimeoutError)  # Redis not answering, as opposed to refusing a command
+BUCKET = "tbt:bucket:"
+SECRET = "tbt:secret"
 
 CREATE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
@@ -72,7 +77,7 @@ redis.call('EXPIRE', KEYS[2], redis.call('TTL', KEYS[1]))
 return 1
 """
 
-TAKE = """
+HOLD = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return nil end
 redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
 local taken = {'ok'}
@@ -120,6 +125,23 @@ end
 redis.call('HSET', KEYS[3], field, ARGV[3])
 redis.call('EXPIRE', KEYS[3], redis.call('TTL', KEYS[1]))
 return 1
+"""
+
+TAKE = """
+local burst, per_second, now, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local kept = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
+local tokens, stamp = burst, now
+if kept[1] then
+  local last = tonumber(kept[2])
+  stamp = math.max(last, now)
+  tokens = math.min(burst, tonumber(kept[1]) + (stamp - last) * per_second)
+end
+local taken = tokens >= n
+if taken then tokens = math.min(burst, tokens - n) end
+redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'stamp', string.format('%.17g', stamp))
+redis.call('EXPIRE', KEYS[1], math.ceil((burst - tokens) / per_second) + 1)
+if taken then return 1 end
+return 0
 """
 
 
@@ -170,7 +192,8 @@ class RedisStore(RoomStore):
                                       health_check_interval=30)
         self._create, self._update = self.r.register_script(CREATE), self.r.register_script(UPDATE)
         self._join, self._vote = self.r.register_script(JOIN), self.r.register_script(VOTE)
-        self._take, self._close = self.r.register_script(TAKE), self.r.register_script(CLOSE)
+        self._hold, self._close = self.r.register_script(HOLD), self.r.register_script(CLOSE)
+        self._take = self.r.register_script(TAKE)
 
     @staticmethod
     def _keys(code: str) -> list[str]:
@@ -224,17 +247,17 @@ class RedisStore(RoomStore):
                     **changes) -> Room | None:
         """Take the round's votes, count them here, and close the round with its result in one script.
 
-        TAKE reads the votes and holds off new ones on that round for CLOSING_MS (refused, as after the
+        HOLD reads the votes and holds off new ones on that round for CLOSING_MS (refused, as after the
         reveal); CLOSE then writes the result, the other changes and the new version at once, if the
         version and the round's votes are still those counted. A failure between the two leaves the room
         as it was (its votes refused for CLOSING_MS at most); a vote that landed meanwhile anyway (after
-        CLOSING_MS, or from a server running an older TAKE-less version) sends the count round again.
+        CLOSING_MS, or from a server running an older HOLD-less version) sends the count round again.
         """
         changes = self._changes(changes, now)
         pairs = [x for k, v in changes.items() for x in (k, _encode(v))]
         keys = self._keys(room.code)
         for _count in range(MAX_COUNTS):
-            taken = self._take(keys=[keys[0], keys[2], keys[5]], args=[room.version, round_, CLOSING_MS])
+            taken = self._hold(keys=[keys[0], keys[2], keys[5]], args=[room.version, round_, CLOSING_MS])
             if taken is None:
                 return None
             votes = {taken[i]: int(taken[i + 1]) for i in range(1, len(taken), 2)}
@@ -311,6 +334,16 @@ class RedisStore(RoomStore):
         with self.r.pipeline() as pipe:
             count, _ = pipe.incr(name).expire(name, window + 1).execute()
         return count <= limit
+
+    @answering
+    def take(self, key: str, burst: float, per_second: float, now: float, n: int = 1) -> bool:
+        numbers = [repr(float(x)) for x in (burst, per_second, now)]
+        return self._take(keys=[BUCKET + key], args=[*numbers, n]) == 1
+
+    @answering
+    def secret(self) -> str:
+        with self.r.pipeline() as pipe:  # MULTI/EXEC: the first SET wins, every caller reads the winner
+            return pipe.set(SECRET, secrets.token_urlsafe(32), nx=True).get(SECRET).execute()[1]
 
     @answering
     def purge(self, now: float) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import secrets
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -33,6 +34,9 @@ CREATE INDEX IF NOT EXISTS votes_by_student ON votes (code, student);
 CREATE TABLE IF NOT EXISTS results (
     code TEXT NOT NULL, round INTEGER NOT NULL, result TEXT NOT NULL, PRIMARY KEY (code, round));
 CREATE TABLE IF NOT EXISTS hits (key TEXT PRIMARY KEY, window INTEGER NOT NULL, count INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS buckets (
+    key TEXT PRIMARY KEY, tokens REAL NOT NULL, stamp REAL NOT NULL, full REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 BOOLEANS = ("votes_on", "round_open", "leaderboard")
 
@@ -205,6 +209,33 @@ class SQLiteStore(RoomStore):
         return count <= limit
 
     @writes
+    def take(self, key: str, burst: float, per_second: float, now: float, n: int = 1) -> bool:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")  # read, refill and take as one: another process waits
+        try:
+            row = db.execute("SELECT tokens, stamp FROM buckets WHERE key = ?", (key,)).fetchone()
+            if row is None:  # a bucket nobody took from lately is full
+                tokens, stamp = burst, now
+            else:
+                tokens, last = row
+                stamp = max(last, now)  # another machine's clock may be a little behind
+                tokens = min(burst, tokens + (stamp - last) * per_second)
+            taken = tokens >= n
+            if taken:
+                tokens = min(burst, tokens - n)
+            full = stamp + (burst - tokens) / per_second  # from then on the row says what a missing row says
+            db.execute("INSERT OR REPLACE INTO buckets (key, tokens, stamp, full) VALUES (?, ?, ?, ?)",
+                       (key, tokens, stamp, full))
+        finally:
+            db.execute("COMMIT")
+        return taken
+
+    @writes
+    def secret(self) -> str:
+        self.db.execute("INSERT OR IGNORE INTO secrets (name, value) VALUES ('sign', ?)", (secrets.token_urlsafe(32),))
+        return self.db.execute("SELECT value FROM secrets WHERE name = 'sign'").fetchone()[0]
+
+    @writes
     def purge(self, now: float) -> int:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
@@ -213,6 +244,7 @@ class SQLiteStore(RoomStore):
             for table in ("votes", "results", "students", "rooms"):
                 db.executemany(f"DELETE FROM {table} WHERE code = ?", [(c,) for c in old])
             db.execute("DELETE FROM hits WHERE window < ?", (now - 3600,))
+            db.execute("DELETE FROM buckets WHERE full < ?", (now,))
         finally:
             db.execute("COMMIT")
         return len(old)

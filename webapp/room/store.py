@@ -7,6 +7,9 @@ Everything a room is lives here, so that any process on any machine can serve an
     votes     (round, student) -> token id; a second vote on a round replaces the first
     results   round -> the revealed round's figures (JSON written by the web layer)
     hits      rate-limit counters: hit(key, limit, window) in fixed windows
+    buckets   allowances: take(key, ...) from a token bucket that refills at a steady rate
+    secret    the key the server signs student ids and teacher keys with (codes.signed_id), made once
+              and the same for every process on every machine that shares the store
 
 A room expires `idle_seconds` after the teacher last changed it: it then reads as missing and
 its rows or keys are deleted by the next purge (SQLite) or expire on their own (Redis).
@@ -31,8 +34,8 @@ from dataclasses import dataclass, fields
 from enum import Enum
 
 DEFAULT_IDLE_SECONDS = 3 * 3600
-DEFAULT_MAX_ROOMS = 1000
-DEFAULT_MAX_STUDENTS = 2000
+DEFAULT_MAX_ROOMS = 200  # a school server's busiest hours, each room kept 3 hours after its lesson
+DEFAULT_MAX_STUDENTS = 1000  # a lecture hall
 MAX_VOTE_CHANGES = 20  # per student and round: the votes' rate limit, kept in the vote itself
 
 
@@ -153,6 +156,18 @@ class RoomStore(ABC):
     @abstractmethod
     def hit(self, key: str, limit: int, window: int, now: float) -> bool:
         """Count one event for key in the current window of `window` seconds; False beyond limit."""
+
+    @abstractmethod
+    def take(self, key: str, burst: float, per_second: float, now: float, n: int = 1) -> bool:
+        """Take n tokens from key's bucket, which holds `burst` at first and refills at `per_second` up to
+        that; False, taking none, if it holds fewer than n. A negative n gives tokens back (up to `burst`).
+
+        Each key keeps its own burst and rate: a caller asks with the same ones every time.
+        """
+
+    @abstractmethod
+    def secret(self) -> str:
+        """The store's signing secret: made at random by the first caller, the same for every later one."""
 
     @abstractmethod
     def purge(self, now: float) -> int:

@@ -3,13 +3,13 @@
 Every change to a room is a POST that must come from this site (its Origin, or failing that its
 Referer, names this host) and carry the teacher's key (an HttpOnly, SameSite=Strict cookie sent to
 the room's path only, never in a URL or a page) or a student's id (an HttpOnly cookie named after the
-room, so that joining the same room again keeps the same student).
+room, so that joining the same room again keeps the same student): ids the server signed for the
+room, checked in room_access.py, which also counts who asks for which room.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -19,15 +19,12 @@ from flask import Flask, abort, current_app, request, url_for
 from werkzeug.datastructures import MultiDict
 
 from ...inference import get_model
-from ...room import codes
-from ...room.backends import default_store_url, open_store
 from ...room.rounds import step_key
 from ...room.store import (
     DEFAULT_IDLE_SECONDS,
     DEFAULT_MAX_ROOMS,
     DEFAULT_MAX_STUDENTS,
     Room,
-    RoomStore,
 )
 from ...room.votes import Place, RoundResult, leaderboard, record, running
 from ..i18n.translations import gettext as _
@@ -35,18 +32,25 @@ from ..stages.screen import take_step
 from ..url.links import public_base
 from ..url.parse import parse_state
 from ..url.state import State, state_model
+from .room_access import STUDENT_COOKIE as STUDENT_COOKIE
+from .room_access import TEACHER_COOKIE as TEACHER_COOKIE
+from .room_access import find_room, knows_room, now, store
+from .room_access import student_id as student_id
+from .room_access import teacher_room as teacher_room
 
-TEACHER_COOKIE = "tbt_teacher"
-STUDENT_COOKIE = "tbt_student_"  # + the room's code: joining the same room again keeps the same student
 ROOM_COOKIE = "tbt_room"  # not secret: lets the ordinary stepper offer "Follow the teacher"
-_store_lock = threading.Lock()
 
 DEFAULTS = {
     "ROOM_IDLE_SECONDS": DEFAULT_IDLE_SECONDS,
     "ROOM_MAX_ROOMS": DEFAULT_MAX_ROOMS,
     "ROOM_MAX_STUDENTS": DEFAULT_MAX_STUDENTS,
-    "ROOM_FAILED_JOINS_PER_MINUTE": 10,  # per address: guessing codes
-    "ROOM_JOINS_PER_MINUTE": 3000,  # per address: a class behind one NAT joins at once
+    "ROOM_MAX_ROUNDS": 1000,  # per room: a vote every 3.6 s for an hour
+    "ROOM_MAX_VOTES": 50_000,  # per room, its rounds x its students: a lecture hall of 1,000 votes 50 times
+    # per network (an IPv4 address, an IPv6 /56), each a token bucket: so many at once, then a steady rate
+    "ROOM_JOINS_AT_ONCE": 400,  # a class of 300 behind one school NAT joins in the same minute
+    "ROOM_JOINS_PER_SECOND": 2,  # and a lecture hall of 1,000 within five minutes
+    "ROOM_STARTS_PER_HOUR": 20,  # a school's teachers behind one NAT, each restarting a room a few times
+    "ROOM_FAILED_LOOKUPS_PER_MINUTE": 30,  # wrong codes: a class mistyping stays under it, guessing is hopeless
     "ROOM_CHANGES_PER_MINUTE": 600,  # per room, by the teacher (auto-play at its fastest is 120)
 }
 
@@ -55,23 +59,6 @@ def configure(app: Flask) -> None:
     """Set the room's limits the app's config does not set."""
     for name, value in DEFAULTS.items():
         app.config.setdefault(name, value)
-
-
-def store(app: Flask | None = None) -> RoomStore:
-    """The app's room store, opened on first use (in each process: after gunicorn forks)."""
-    app = app or current_app
-    existing = app.extensions.get("room_store")
-    if existing is not None:
-        return existing
-    with _store_lock:
-        if "room_store" not in app.extensions:
-            url = app.config.get("ROOM_STORE") or default_store_url()
-            app.extensions["room_store"] = open_store(url, app.config["ROOM_IDLE_SECONDS"])
-        return app.extensions["room_store"]
-
-
-def now() -> float:
-    return time.time()
 
 
 def check_origin() -> None:
@@ -83,40 +70,21 @@ def check_origin() -> None:
         abort(403, description=_("this change must come from a page of this site, not from another address."))
 
 
-def find_room(code: str) -> Room:
-    room = store().get(code, now()) if codes.normalise_code(code) == code else None
-    if room is None:
-        abort(404, description=_("there is no open room with that code: it may have ended, or the code is mistyped."))
-    return room
-
-
-def is_teacher(room: Room) -> bool:
-    return codes.key_matches(request.cookies.get(TEACHER_COOKIE), room.key_hash)
-
-
-def teacher_room(code: str) -> Room:
-    room = find_room(code)
-    if not is_teacher(room):
-        abort(403, description=_("only the teacher who started this room can change it "
-                                 "(this browser has not its key)."))
-    return room
-
-
-def student_id(room: Room) -> str | None:
-    """This browser's student id in the room, if it has joined."""
-    student = request.cookies.get(STUDENT_COOKIE + room.code)
-    if not codes.is_secret_shaped(student) or store().nickname(room.code, student) is None:
-        return None
-    return student
-
-
 def limit(key: str, per_minute: int) -> None:
     if not store().hit(key, per_minute, 60, now()):
         abort(429, description=_("too many requests; wait a minute and try again."))
 
 
-def client_address() -> str:
-    return request.remote_addr or "unknown"
+def students_allowed(room: Room) -> int:
+    """How many students the room may hold: ROOM_MAX_STUDENTS, and its rounds x students within ROOM_MAX_VOTES."""
+    config = current_app.config
+    return min(config["ROOM_MAX_STUDENTS"], config["ROOM_MAX_VOTES"] // max(room.round, 1))
+
+
+def rounds_allowed(room: Room) -> int:
+    """How many rounds the room may hold: ROOM_MAX_ROUNDS, and its rounds x students within ROOM_MAX_VOTES."""
+    config = current_app.config
+    return min(config["ROOM_MAX_ROUNDS"], config["ROOM_MAX_VOTES"] // max(store().n_students(room.code), 1))
 
 
 def room_cookie_path(code: str) -> str:
@@ -136,9 +104,11 @@ def state_of(room: Room) -> State:
                        current_app.config["DEFAULT_MODEL"])
 
 
-def stored_state() -> State:
-    """The state the room named in the URL stores, which its pages show (the work budget charges it)."""
-    return state_of(find_room(request.view_args["code"]))
+def stored_state() -> State | None:
+    """The state the room named in the URL stores, which its pages show (the work budget charges it);
+    None for a request that does not know the room: its view answers without asking the store."""
+    code = request.view_args["code"]
+    return state_of(find_room(code)) if knows_room(code) else None
 
 
 def read_url(url: str) -> tuple[State, bool]:

@@ -6,6 +6,8 @@ from the store: 304 while it is the same. When it changes, a thousand students a
 screen within a second; the first request in each process renders it (room.follow_screen) and the
 answer, headers and all, is kept here by (room, version, language, gzip) for the rest: each student
 reads the screen in their own language (translations.choose_language, from the same request).
+Only a student of the room is answered here (an id the server signed for it, checked without the
+store); any other request goes on to the app, which refuses it whether or not the room is open.
 While the room store is not answering, the poll goes on to the app, which answers its 503.
 """
 
@@ -15,9 +17,11 @@ import re
 from urllib.parse import parse_qs
 
 from flask import Flask
+from werkzeug.http import parse_cookie
 
 from ...room.store import StoreUnavailable
 from ..i18n.translations import choose_language
+from . import room_access as access
 from . import room_support as rs
 
 SCREEN_PATH = re.compile(r"^/room/([A-Z0-9]{8})/screen$")
@@ -37,6 +41,8 @@ class StudentPolls:
             return self.wsgi_app(environ, start_response)
         code = match.group(1)
         try:
+            if not access.is_student_of(code, parse_cookie(environ.get("HTTP_COOKIE")), self.app):
+                return self.wsgi_app(environ, start_response)  # refused there, the same whether the room is open or not
             version = rs.store(self.app).version(code, rs.now())
         except StoreUnavailable:
             version = None  # the app answers: its 503 with Retry-After, at once while the store's breaker is open

@@ -6,9 +6,10 @@ GET  /room/CODE/screen       what students poll: 304 while the version is the sa
 GET  /room/CODE/me           the student's own part: their vote on the open step and their record
 POST /room/CODE/vote         a student's guess: a token id, or a typed word
 
-A student is an id in an HttpOnly cookie named after the room (rs.student_id); what their templates
-show comes from classroom/student_view.py. The routes are room.py's blueprint's, as the teacher's
-are (room_teacher.py).
+A student is an id the server signed for the room, in an HttpOnly cookie named after it (room_access.py):
+a browser without one gets the same answer whatever the code, without the store being asked. What their
+templates show comes from classroom/student_view.py. The routes are room.py's blueprint's, as the
+teacher's are (room_teacher.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ...inference.errors import N_
 from ...room import codes
 from ...room.guess import guess_token
 from ...room.store import Room, Vote
+from ..classroom import room_access as access
 from ..classroom import room_support as rs
 from ..classroom import student_view
 from ..i18n.translations import gettext as _
@@ -44,22 +46,24 @@ def join_form():
 @bp.post("/join")
 @costs(Work.NONE)
 def join():
-    """Join a room: a student id in a cookie scoped to the room, then the room's screen."""
+    """Join a room: a student id the server signed for it, in a cookie named after it; then the room's screen.
+
+    A browser already in the room (with an id signed for it) joins again as the same student, freely;
+    any other join takes one from its network's joins before the code is even looked up.
+    """
     rs.check_origin()
-    address = rs.client_address()
-    rs.limit(f"join:{address}", current_app.config["ROOM_JOINS_PER_MINUTE"])
     typed = request.form.get("code", "")[:40]
     code = codes.normalise_code(typed)
-    room = rs.store().get(code, rs.now()) if code else None
     nickname = codes.clean_nickname(request.form.get("nickname"))
+    student = access.signed_student(code) if code else None
+    if student is None and not access.take(access.joins()):
+        abort(429, description=_("too many joins from this network at once; wait a few seconds and try again."))
+    room = access.lookup(code)  # a wrong code counts against the network's wrong codes
     if room is None:
-        rs.limit(f"join-failed:{address}", current_app.config["ROOM_FAILED_JOINS_PER_MINUTE"])
         message = _("There is no open room with that code. Codes have 8 letters and digits (no 0, O, 1 or I).")
         return render_template("room/join.html", form=student_view.join_form(typed, nickname, message)), 404
-    student = request.cookies.get(rs.STUDENT_COOKIE + code)
-    if not codes.is_secret_shaped(student):
-        student = codes.new_secret()
-    if not rs.store().join(code, student, nickname, current_app.config["ROOM_MAX_STUDENTS"]):
+    student = student or access.new_student_id(code)
+    if not rs.store().join(code, student, nickname, rs.students_allowed(room)):
         abort(409, description=_("this room is full; ask the teacher to start another."))
     response = redirect(url_for(".follow", code=code), code=303)
     age = int(current_app.config["ROOM_IDLE_SECONDS"]) + 3600
@@ -68,6 +72,15 @@ def join():
     )
     response.set_cookie(rs.ROOM_COOKIE, code, max_age=age, samesite="Lax", secure=rs.secure())
     return response
+
+
+def signed_student(code: str, refusal: str) -> str:
+    """The browser's student id for the room; 403 with `refusal` before the store is asked if the server did not
+    sign it for this room (made up, from another room, or from before ids were signed: join again)."""
+    student = access.signed_student(code)
+    if student is None:
+        abort(403, description=refusal)
+    return student
 
 
 def student_record(room: Room, student: str) -> student_view.StudentRecord:
@@ -98,6 +111,8 @@ def follow_context(room: Room) -> dict:
 @costs(Work.SCREEN, state=rs.stored_state)
 def follow(code: str):
     """A student's screen: the teacher's, the vote when it is open, their own record."""
+    if access.signed_student(code) is None:  # whether or not the room is open: the join form says
+        return redirect(url_for(".join_form", code=code), code=303)
     room = rs.find_room(code)
     student = rs.student_id(room)
     if student is None:
@@ -115,6 +130,7 @@ def follow(code: str):
 @costs(Work.SCREEN, state=rs.stored_state)
 def follow_screen(code: str):
     """The teacher's screen as students' panels (classroom/student_polls.py answers 304s and repeats before this)."""
+    signed_student(code, _("join the room first."))
     room = rs.find_room(code)
     html = render_template(
         "room/_follow_fragments.html", oob=True, animate=room.action == "step", **follow_context(room)
@@ -130,6 +146,7 @@ def follow_screen(code: str):
 @costs(Work.NONE)
 def me(code: str):
     """The student's own part: their vote on the open round and their record."""
+    signed_student(code, _("join the room first."))
     room = rs.find_room(code)
     student = rs.student_id(room)
     if student is None:
@@ -145,10 +162,8 @@ MAX_ROUND_DIGITS = 9  # a round number: a class takes far fewer steps; the store
 def vote(code: str):
     """A student's guess at the next token; a second one on the same step replaces the first."""
     rs.check_origin()
-    room = rs.find_room(code)
-    student = request.cookies.get(rs.STUDENT_COOKIE + code)  # the store checks that the student is in the room
-    if not codes.is_secret_shaped(student):
-        abort(403, description=_("join the room first: only students in the room can vote."))
+    student = signed_student(code, _("join the room first: only students in the room can vote."))
+    room = rs.find_room(code)  # and the store checks that the student is in the room
     round_text = request.form.get("round", "")
     if not (round_text.isascii() and round_text.isdigit()) or len(round_text) > MAX_ROUND_DIGITS:
         raise InvalidInput(N_("the vote must say which step it is for"))

@@ -8,8 +8,9 @@ POST /room/CODE/settings     class votes, leaderboard on or off
 GET  /room/CODE/qr.svg       the join address as a QR code
 GET  /room/CODE/results.json the room's rounds as data
 
-Every route but the QR code asks for the teacher's key (rs.teacher_room); the routes are room.py's
-blueprint's, as the students' are (room_students.py).
+Every route but the QR code asks for the teacher's key, signed for the room (rs.teacher_room); the QR
+code is anyone's, and a stranger asking for it pays for looking the code up (room_access.lookup). The
+routes are room.py's blueprint's, as the students' are (room_students.py).
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from flask import abort, current_app, redirect, render_template, request, url_fo
 
 from ...inference.errors import N_
 from ...room import codes
+from ...room.rounds import next_round
 from ...room.store import Room, RoomsFull
 from ...room.teacher import RoomGone, TeacherScreen, TooManyChanges, apply_change
 from ...room.votes import round_result
 from ..classroom import panel_view
+from ..classroom import room_access as access
 from ..classroom import room_support as rs
 from ..i18n.translations import gettext as _
 from ..serving.policy import Extra, Work, costs
@@ -40,15 +43,22 @@ MAX_ATTEMPTS = 8  # tries for a free room code
 @bp.post("/room")
 @costs(Work.STEP, extras=Extra.NONE, state=rs.posted_step("from"))
 def start():
-    """Start a room from the screen the teacher is on; only this browser gets the teacher's key."""
+    """Start a room from the screen the teacher is on; only this browser gets the teacher's key.
+
+    Each start takes one from the network's starts (room_access.starts), given back if no room could start.
+    """
     rs.check_origin()
-    rs.limit(f"start:{rs.client_address()}", 30)
+    if not access.take(access.starts()):
+        abort(429, description=_("too many rooms have been started from this network in the last hour; "
+                                 "wait a few minutes, or go on in a room already open."))
     state = rs.state_from_url(request.form.get("from", "/"))
-    key, now = codes.new_secret(), rs.now()
+    now = rs.now()
     try:
         for _attempt in range(MAX_ATTEMPTS):
+            code = codes.new_code()
+            key = access.new_teacher_key(code)  # signed for the code: a new one for each try
             room = Room(
-                code=codes.new_code(),
+                code=code,
                 key_hash=codes.key_hash(key),
                 state=rs.encode_state(state),
                 created=now,
@@ -57,8 +67,10 @@ def start():
             if rs.store().create(room, current_app.config["ROOM_MAX_ROOMS"]):
                 break
         else:
+            access.take(access.starts(), -1)
             abort(503, description=_("could not find a free room code; try again."))
     except RoomsFull:
+        access.take(access.starts(), -1)
         abort(503, description=_("the server has as many open rooms as it allows; try again later."))
     rs.store().purge(now)
     response = redirect(url_for(".teach", code=room.code, lang=state.lang), code=303)
@@ -156,6 +168,10 @@ def settings(code: str):
 def apply(room: Room, state: State, action: str, **changes) -> Room:
     """Store the teacher's new screen and whatever it does to the vote (room/teacher.py)."""
     hidden, shown = rs.step_keys(state)
+    opens = next_round(replace(room, **changes), hidden, shown).round
+    if opens > room.round and opens > rs.rounds_allowed(room):
+        abort(409, description=_("this room has held as many votes as one room may (its rounds times its "
+                                 "students); turn class votes off to go on, or start a new room."))
     screen = TeacherScreen(
         state=rs.encode_state(state), hidden_key=hidden, shown_key=shown, count=lambda round_: counter(state, round_)
     )
