@@ -415,10 +415,11 @@ def join_flood(port: int, code: str) -> Outcome:
                                   port, [([until(deadline, lambda n=n: join(port, code, "127.0.0.20", f"bot {n}")[0])
                                            for n in range(2000)], 8)]))
     script = sum(a.status == 303 for a in outcome.answers)
-    made_up = Browser(port, "127.0.0.21", {f"tbt_student_{code}": "A" * 22})
-    made_up.ask("POST", "/join", {"code": code, "nickname": "made up"})
-    kept = made_up.jar.get(f"tbt_student_{code}") == "A" * 22
-    vote = made_up.ask("POST", f"/room/{code}/vote", {"round": 1, "token": 5})
+    made_up = {f"tbt_student_{code}": "A" * 22}
+    joined = Browser(port, "127.0.0.21", dict(made_up))
+    joined.ask("POST", "/join", {"code": code, "nickname": "made up"})
+    kept = joined.jar == made_up
+    vote = Browser(port, "127.0.0.21", dict(made_up)).ask("POST", f"/room/{code}/vote", {"round": 1, "token": 5})
     class_in = sum(join(port, code, "127.0.0.22", f"pupil {n}")[0].status == 303 for n in range(30))
     outcome.note = (f"{script} of {len(outcome.answers)} script joins let in; a made-up id "
                     f"{'kept' if kept else 'replaced'}, its vote {vote.status}; the class: {class_in} of 30 in")
