@@ -30,6 +30,7 @@ from ...room.store import (
     RoomStore,
 )
 from ...room.votes import Place, RoundResult, leaderboard, record, running
+from ..i18n.translations import current_language, lang_param
 from ..i18n.translations import gettext as _
 from ..stages.screen import take_step
 from ..url.links import public_base
@@ -271,3 +272,36 @@ class LRU:
             self._items[key] = item
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
+
+
+# --- the students' screen, built once per version ---------------------------------------------
+
+KEPT_STUDENT_SCREENS = 64  # (room, version, language): a few rooms' latest screens in a few languages
+
+
+def student_screen_key(room: Room) -> tuple:
+    """What a student's screen of the room depends on: the teacher's screen (its version) and the language
+    (the page's, and whether the URL chose it: its links then carry lang=)."""
+    return room.code, room.version, current_language(), lang_param()
+
+
+def kept_student_screen(room: Room) -> dict | None:
+    """The students' screen of the room's version in the request's language, if this process has built it."""
+    return current_app.extensions.setdefault("student_screens", LRU(KEPT_STUDENT_SCREENS)).get(student_screen_key(room))
+
+
+def student_screen(room: Room, build: Callable[[], dict]) -> dict:
+    """The students' screen of the room's version (what `build` makes: the forward pass and the panels' views),
+    built by the first student asking in this process and kept for the others: a reload costs what a poll does."""
+    kept = kept_student_screen(room)
+    if kept is None:
+        kept = build()
+        current_app.extensions["student_screens"].put(student_screen_key(room), kept)
+    return kept
+
+
+def unkept_screen_state() -> State | None:
+    """The state the work budget charges a student's page of the room named in the URL: none when its
+    screen is kept (nothing is computed), else the room's stored state."""
+    room = find_room(request.view_args["code"])
+    return None if kept_student_screen(room) is not None else state_of(room)
