@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .web.serving.hosts import served_hosts
 from .web.url.share import lan_address
 
 if TYPE_CHECKING:
@@ -96,10 +97,15 @@ class ServerOptions:
 
 
 def serve(host: str, port: int, threads: int = WAITRESS_THREADS, workers: int = 1, frame_ancestors: str | None = None,
-          trusted_proxy: str | None = None) -> int:
-    """Build the app once, then serve it with waitress (1 worker) or gunicorn (several)."""
+          trusted_proxy: str | None = None, allowed_hosts: tuple[str, ...] = ()) -> int:
+    """Build the app once, then serve it with waitress (1 worker) or gunicorn (several).
+
+    A change to a room must come from a page on an address the server answers as (serving/hosts.py):
+    this machine's names with the port, the host it binds, its LAN address, and `allowed_hosts`.
+    """
     lan = lan_address() if host in ("0.0.0.0", "::") else None
-    app = production_app(frame_ancestors, f"http://{lan}:{port}/" if lan else None)
+    config = {"ALLOWED_HOSTS": served_hosts(host, port, lan, allowed_hosts), "TRUSTED_PROXY": trusted_proxy}
+    app = production_app(frame_ancestors, f"http://{lan}:{port}/" if lan else None, config)
     options = ServerOptions(threads, workers, trusted_proxy)
     if workers > 1:
         announce(host, port, lan)

@@ -32,6 +32,7 @@ from ...room.store import (
 from ...room.votes import Place, RoundResult, leaderboard, record, running
 from ..i18n.translations import current_language, lang_param
 from ..i18n.translations import gettext as _
+from ..serving import hosts
 from ..stages.screen import take_step
 from ..url.links import public_base
 from ..url.parse import parse_state
@@ -76,11 +77,12 @@ def now() -> float:
 
 
 def check_origin() -> None:
-    """Refuse a POST that another site's page made (a foreign Origin), or that says nothing of where it came from."""
+    """Refuse a POST that another site's page made (an Origin, or failing that a Referer, on an address this server
+    does not answer as: serving/hosts.py), or that says nothing of where it came from."""
     source = request.headers.get("Origin") or request.headers.get("Referer")
     if not source or source == "null":
         abort(403, description=_("this change must come from a page of this site (the request has no Origin)."))
-    if urlsplit(source).netloc != request.host:
+    if not hosts.from_this_site(source):
         abort(403, description=_("this change must come from a page of this site, not from another address."))
 
 
