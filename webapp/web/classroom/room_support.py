@@ -36,7 +36,7 @@ from ..serving import hosts
 from ..stages.screen import take_step
 from ..url.links import public_base
 from ..url.parse import parse_state
-from ..url.state import State, state_model
+from ..url.state import FORCED, State, state_model
 
 TEACHER_COOKIE = "tbt_teacher"
 STUDENT_COOKIE = "tbt_student_"  # + the room's code: joining the same room again keeps the same student
@@ -307,3 +307,19 @@ def unkept_screen_state() -> State | None:
     screen is kept (nothing is computed), else the room's stored state."""
     room = find_room(request.view_args["code"])
     return None if kept_student_screen(room) is not None else state_of(room)
+
+
+# --- what a room's POST is charged for --------------------------------------------------------
+
+def screen_from_url(url: str) -> State:
+    """The screen a stepper URL shows, found without running it (for the work budget): the state of '/?...';
+    for '/step?...&ids=4,2', the screen after that Step, whose pick is not known yet: ids (4, 2, 0), the
+    last a stand-in (the step on screen reads the ids before it, and the budget reads only how many)."""
+    state, is_step = read_url(url)
+    return state.branched(len(state.ids), 0, FORCED) if is_step else state
+
+
+def posted_screen(field: str) -> Callable[[], State]:
+    """What finds the screen the stepper URL posted in `field` shows: a room's POST is charged for the screen it
+    stores, as `/` would be for it, so that a room never holds a screen its pages would refuse."""
+    return lambda: screen_from_url(request.form.get(field, ""))
