@@ -19,6 +19,7 @@ from flask import Flask, abort, current_app, request, url_for
 from werkzeug.datastructures import MultiDict
 
 from ...inference import get_model
+from ...inference.errors import N_
 from ...room import codes
 from ...room.backends import default_store_url, open_store
 from ...room.rounds import step_key
@@ -36,7 +37,7 @@ from ..serving import hosts
 from ..stages.screen import take_step
 from ..url.links import public_base
 from ..url.parse import parse_state
-from ..url.state import FORCED, State, state_model
+from ..url.state import FORCED, InvalidInput, State, state_model
 
 TEACHER_COOKIE = "tbt_teacher"
 STUDENT_COOKIE = "tbt_student_"  # + the room's code: joining the same room again keeps the same student
@@ -146,7 +147,10 @@ def stored_state() -> State:
 
 def read_url(url: str) -> tuple[State, bool]:
     """The state in a stepper URL's query, and whether the URL is a Step from it."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # 'http://[::1/?x': a bracket left open
+        raise InvalidInput(N_("the screen's address cannot be read: %(value)s"), value=repr(url[:40])) from None
     state = parse_state(MultiDict(parse_qsl(parts.query, keep_blank_values=True)), current_app.extensions["models"],
                         current_app.config["DEFAULT_MODEL"])
     return state, parts.path == url_for("stepper.step")
