@@ -282,27 +282,31 @@ class LRU:
 
 # --- the students' screen, built once per version ---------------------------------------------
 
-KEPT_STUDENT_SCREENS = 64  # (room, version, language): a few rooms' latest screens in a few languages
+# Rooms x languages, the latest version of each: a kept screen of SmolLM2 (its step's arrays over the
+# vocabulary, the inside panel's) holds about 5 MB, the transformer's under 1 MB.
+KEPT_STUDENT_SCREENS = 16
 
 
 def student_screen_key(room: Room) -> tuple:
-    """What a student's screen of the room depends on: the teacher's screen (its version) and the language
-    (the page's, and whether the URL chose it: its links then carry lang=)."""
-    return room.code, room.version, current_language(), lang_param()
+    """Whose students' screen: the room's, in the page's language (and whether the URL chose it: its links then
+    carry lang=). The version it shows is kept beside it."""
+    return room.code, current_language(), lang_param()
 
 
 def kept_student_screen(room: Room) -> dict | None:
     """The students' screen of the room's version in the request's language, if this process has built it."""
-    return current_app.extensions.setdefault("student_screens", LRU(KEPT_STUDENT_SCREENS)).get(student_screen_key(room))
+    kept = current_app.extensions.setdefault("student_screens", LRU(KEPT_STUDENT_SCREENS)).get(student_screen_key(room))
+    return kept[1] if kept is not None and kept[0] == room.version else None
 
 
 def student_screen(room: Room, build: Callable[[], dict]) -> dict:
     """The students' screen of the room's version (what `build` makes: the forward pass and the panels' views),
-    built by the first student asking in this process and kept for the others: a reload costs what a poll does."""
+    built by the first student asking in this process and kept for the others, until the teacher's next change:
+    a reload costs what a poll does."""
     kept = kept_student_screen(room)
     if kept is None:
         kept = build()
-        current_app.extensions["student_screens"].put(student_screen_key(room), kept)
+        current_app.extensions["student_screens"].put(student_screen_key(room), (room.version, kept))
     return kept
 
 
