@@ -105,6 +105,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser, defaults: bool = True) 
     parser.add_argument("--frame-ancestors", type=frame_ancestors, metavar="SOURCES", default=default(None),
                         help="who may show the app in a frame: CSP sources, "
                              "e.g. \"'self' https://*.school.example\" (default 'self')")
+    parser.add_argument("--allowed-hosts", type=allowed_hosts, metavar="HOSTS", default=default(()),
+                        help="more addresses the class's pages may change a room from, besides 127.0.0.1, "
+                             "localhost, --host and the LAN address (each with --port): e.g. "
+                             "\"teacher-laptop.local:8000,class.school.example\" (a host alone: any port)")
 
 
 def positive_int(text: str) -> int:
@@ -119,6 +123,15 @@ def store_url(text: str) -> str:
 
     try:
         return check_store_url(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def allowed_hosts(text: str) -> tuple[str, ...]:
+    from .web.serving.hosts import parse_hosts
+
+    try:
+        return parse_hosts(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 
@@ -153,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--workers above 1 needs gunicorn (pip install gunicorn; not on Windows): "
                          "use --threads with one worker instead")
         workers, threads = default_processes(args.workers, args.threads, os.cpu_count() or 1, gunicorn_available())
-        return serve(args.host, args.port, threads, workers, args.frame_ancestors, args.trusted_proxy)
+        return serve(args.host, args.port, threads, workers, args.frame_ancestors, args.trusted_proxy,
+                     args.allowed_hosts)
     try:
         from .inference.machinery.registry import load_bundled
         from .inference.machinery.user_models import load_available, model_file_name

@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .web.serving.hosts import served_hosts
 from .web.url.share import lan_address
 
 if TYPE_CHECKING:
@@ -60,6 +61,20 @@ def announce(host: str, port: int, lan: str | None) -> None:
         print(f"On this network, students can open http://{lan}:{port}/", flush=True)
 
 
+def warm(app: Flask) -> None:
+    """Show each model's screen once in this process (its inside and many draws too), before its first request.
+
+    What a process does once is not in any request's estimate (machinery/cost.py counts the passes over
+    weights in memory): reading a fetched model's weights in from the file they are mapped from
+    (machinery/float32_weights.py), a third of a second for SmolLM2-135M from the page cache; its
+    49,152 token labels (i18n/labels.py), another third; the templates, a fifth. A cold 60-word SmolLM2
+    prompt was 0.9 to 1.4 s of CPU as a process's first request, and 0.5 s after this.
+    """
+    client = app.test_client()
+    for name in app.extensions["models"]:
+        client.get("/", query_string={"model": name, "inside": "1", "many": "100"})
+
+
 def production_app(frame_ancestors: str | None = None, lan_url: str | None = None, extra: dict | None = None) -> Flask:
     """The app as the server runs it: never in debug mode, whatever FLASK_DEBUG says."""
     from .web import create_app
@@ -82,14 +97,21 @@ class ServerOptions:
 
 
 def serve(host: str, port: int, threads: int = WAITRESS_THREADS, workers: int = 1, frame_ancestors: str | None = None,
-          trusted_proxy: str | None = None) -> int:
-    """Build the app once, then serve it with waitress (1 worker) or gunicorn (several)."""
+          trusted_proxy: str | None = None, allowed_hosts: tuple[str, ...] = ()) -> int:
+    """Build the app once, then serve it with waitress (1 worker) or gunicorn (several).
+
+    A change to a room must come from a page on an address the server answers as (serving/hosts.py):
+    this machine's names with the port, the host it binds, its LAN address, and `allowed_hosts`.
+    """
     lan = lan_address() if host in ("0.0.0.0", "::") else None
-    app = production_app(frame_ancestors, f"http://{lan}:{port}/" if lan else None)
-    announce(host, port, lan)
+    config = {"ALLOWED_HOSTS": served_hosts(host, port, lan, allowed_hosts), "TRUSTED_PROXY": trusted_proxy}
+    app = production_app(frame_ancestors, f"http://{lan}:{port}/" if lan else None, config)
     options = ServerOptions(threads, workers, trusted_proxy)
     if workers > 1:
+        announce(host, port, lan)
         return serve_gunicorn(app, host, port, options)
+    warm(app)  # the one process: before it listens (gunicorn's workers each warm their own)
+    announce(host, port, lan)
     return serve_waitress(app, host, port, options)
 
 
@@ -133,6 +155,7 @@ def serve_gunicorn(app: Flask, host: str, port: int, options: ServerOptions) -> 
         "secure_scheme_headers": {"X-FORWARDED-PROTO": "https"},
         "forwarder_headers": "",
         "proc_name": "token-by-token",
+        "post_worker_init": lambda worker: warm(app),  # in each worker, before it takes a request
         "accesslog": None,
         "loglevel": "warning",
     }

@@ -147,3 +147,21 @@ def test_a_word_being_typed_on_the_ballot_stays_while_the_room_changes_in_the_sa
         teacher.get_by_role("button", name="Reveal").click()
     step(teacher)  # a new round: a fresh ballot
     expect(cleo.get_by_label("or type a word")).to_have_value("")
+
+
+def test_a_room_refused_for_its_screen_says_why_on_the_teacher_s_page(browser: Browser, room_server: Server) -> None:
+    """The room would store a screen the budget refuses (each of 1,000 steps again, to colour the text): the
+    teacher's page says so in its error area, stays where it is, and no room starts."""
+    url = room_server.url
+    teacher = new_context(browser, url, viewport=PROJECTOR).new_page()
+    teacher.goto(url + START)
+    heavy = START + "&model=austen-transformer&surprise=1&ids=" + ",".join(str(10 + i % 900) for i in range(1000))
+    field = teacher.locator("form.start-room input[name=from]")
+    own = field.input_value()
+    field.evaluate("(field, heavy) => field.value = heavy", heavy)
+    teacher.get_by_role("button", name="Start a class room").click()
+    expect(teacher.locator("#error")).to_contain_text("the server's limit for one request is about 1.0 s")
+    expect(teacher).to_have_url(url + START)
+    field.evaluate("(field, own) => field.value = own", own)  # the screen's own: it starts
+    teacher.get_by_role("button", name="Start a class room").click()
+    expect(teacher).to_have_url(re.compile(r"/room/[A-Z0-9]{8}/teach"))

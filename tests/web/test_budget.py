@@ -6,8 +6,10 @@ import json
 from urllib.parse import urlencode
 
 import pytest
+from flask import request
 
 from webapp.inference.machinery import cost
+from webapp.serve import warm
 from webapp.web import create_app
 
 from .markup import HTMX, parse
@@ -28,7 +30,7 @@ def url(path: str, **params) -> str:
 def tight(app):
     """An app whose budget is below one cold window of the transformer, and above a bigram step."""
     window = cost.step_work(app.extensions["models"][MODEL], range(130)).seconds
-    return budget_app(app, WORK_BUDGET_SECONDS=window / 2)
+    return budget_app(app, WORK_BUDGET_SECONDS=window * 0.75)
 
 
 @pytest.mark.parametrize("path", ["/", "/step", "/export.csv", "/api/step"])
@@ -79,7 +81,24 @@ def test_a_heavy_request_beyond_the_concurrent_bound_gets_a_503_with_retry_after
 
 def test_every_answer_says_its_time_on_the_server(client):
     timing = client.get("/healthz").headers["Server-Timing"]
-    assert timing.startswith("app;dur=") and "cpu;dur=" in timing
+    assert timing.startswith("app;dur=") and "cpu;dur=" in timing and "est;dur=" not in timing
+    assert "est;dur=" in client.get(url("/api/step", ids="5")).headers["Server-Timing"], "and what was estimated"
+
+
+def test_warming_a_process_shows_each_model_s_screen_once_before_any_request(app):
+    """What a process does once (a fetched model's weights read in, its labels, the templates) is done
+    before it listens, not in a request whose estimate does not count it."""
+    bundled = {name: app.extensions["models"][name] for name in ("austen-bigram", "austen-transformer")}
+    fresh = create_app({"TESTING": True, "MODELS": bundled})
+    shown = []
+
+    @fresh.after_request
+    def seen(response):
+        shown.append((request.args.get("model"), response.status_code))
+        return response
+
+    warm(fresh)
+    assert shown == [(name, 200) for name in ("austen-bigram", "austen-transformer", "article")]
 
 
 def test_the_estimate_grows_with_the_positions_and_knows_the_window(app):
@@ -144,3 +163,20 @@ def test_looking_inside_runs_the_window_again_and_is_charged_for_it(app):
     assert between.get(url("/api/step", ids=ids)).status_code == 200
     assert between.get(url("/api/inside", ids=ids)).status_code == 422
     assert between.get(url("/", ids=ids + ",5", inside="1")).status_code == 422
+
+
+def test_sampling_many_times_is_charged_for_its_draws(app):
+    """many=10000 draws ten thousand seeded generators: a tenth of a second on a cheap model's screen,
+    so it waits for the heavy slot like a long pass (16 at once starved /healthz of its thread)."""
+    busy = budget_app(app)
+    slots = busy.extensions["heavy_slots"]
+    screen = url("/", model="austen-bigram", ids="5,6")
+    assert slots.acquire(blocking=False)
+    try:
+        assert busy.test_client().get(screen).status_code == 200, "a screen of the bigram is not heavy"
+        answer = busy.test_client().get(screen + "&many=10000")
+        assert answer.status_code == 503 and answer.headers["Retry-After"]
+        assert busy.test_client().get(screen + "&many=100").status_code == 200
+    finally:
+        slots.release()
+    assert busy.test_client().get(screen + "&many=10000").status_code == 200

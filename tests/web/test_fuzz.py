@@ -3,21 +3,27 @@
 Hypothesis builds whole requests: a path (every rule of the app's URL map, static files included,
 plus unknown ones), a method, a raw query string (percent-encoded or not, invalid UTF-8, broken
 escapes, repeated parameters, forged id lists, NaN, infinities, huge and negative numbers, control
-characters, very long text), htmx headers and sometimes a body. The same strategies drive
-bench/fuzz_run.py, which sends 10,000 and more.
+characters, very long text), htmx headers and sometimes a body. The class room's routes get rooms
+that exist (and codes that do not), the teacher's and a student's cookies (right, wrong, forged),
+an Origin (this site's, another's, none, one that does not parse) and forms of any of their fields.
+No answer is a 5xx, but a 503 the app means (busy, full: it says when to try again); none that says
+it is JSON is not strict JSON. The same strategies drive bench/fuzz_run.py, which sends 10,000 and more.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 import string
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+
+from webapp.web import create_app
 
 from .markup import parse
 
@@ -156,14 +162,17 @@ def send(client, req: FuzzRequest):
 
 
 def problems(req: FuzzRequest, response) -> list[str]:
-    """What is wrong with the answer to req: a 5xx, a missing header, a 4xx without a readable message."""
+    """What is wrong with the answer to req: a 5xx (but a 503 that says when to try again), a missing header,
+    a 4xx without a readable message, JSON that is not strict JSON."""
     found = []
     status = response.status_code
-    if status >= 500:
+    if status >= 500 and not (status == 503 and response.headers.get("Retry-After")):
         found.append(f"{status}")
-    for name in SECURITY_HEADERS:
+    for name in SECURITY_HEADERS if status != 304 else ():  # a 304 has no body: the kept answer's headers hold
         if name not in response.headers:
             found.append(f"no {name}")
+    if response.is_json and req.method != "HEAD" and not strict_json(response.get_data()):
+        found.append(f"{status} with JSON that does not parse strictly")
     if 400 <= status < 500 and req.method != "HEAD":
         message = error_message(response)
         if not message or not message.strip():
@@ -171,6 +180,19 @@ def problems(req: FuzzRequest, response) -> list[str]:
         elif "Traceback" in message or 'File "' in message or len(message) > 400:
             found.append(f"{status} with a dump: {message[:200]!r}")
     return found
+
+
+def strict_json(body: bytes) -> bool:
+    """Whether body is JSON every parser reads: no NaN or Infinity, valid UTF-8."""
+
+    def refuse(name: str):
+        raise ValueError(f"{name} is not JSON")
+
+    try:
+        json.loads(body.decode("utf-8"), parse_constant=refuse)
+    except ValueError:
+        return False
+    return True
 
 
 def error_message(response) -> str | None:
@@ -243,3 +265,165 @@ def test_a_raw_control_character_in_the_address_is_a_400(app, path, raw):
     response = send(app.test_client(), req)
     assert response.status_code == 400
     assert problems(req, response) == []
+
+
+# --- the class room -----------------------------------------------------------------------------
+
+# The room's routes (test_room_rules_are_the_app_s checks them against the app's URL map).
+ROOM_RULES = ["/join", "/room", "/room/<code>", "/room/<code>/live", "/room/<code>/me", "/room/<code>/panel",
+              "/room/<code>/qr.svg", "/room/<code>/results.json", "/room/<code>/screen", "/room/<code>/settings",
+              "/room/<code>/state", "/room/<code>/teach", "/room/<code>/vote"]
+ROOM_FIELDS = ["code", "nickname", "round", "token", "text", "url", "from", "action", "votes_on", "leaderboard",
+               "present"]
+ROOM_EXAMPLES = 500
+# Rooms that exist are named by stand-ins, filled in when a request is sent (send_to_room), so that a request
+# the fuzzer found can be pinned with @example: ROOMS[i] is open room i, KEYS[i] its teacher's key, STUDENTS[i]
+# the id of a student in it.
+ROOMS, KEYS, STUDENTS = ["{room0}", "{room1}"], ["{key0}", "{key1}"], ["{student0}", "{student1}"]
+UNKNOWN_CODES = ["ABCD2345", "abcd2345", "ABCD-2345", "", "ABC", "A" * 9, "0OIL0OIL", "%00%00%00%00", "../../..",
+                 "ABCD234\u0665", "ＡＢＣＤ２３４５"]
+ORIGINS = [None, "http://localhost", "http://localhost", "http://localhost/room", "null", "http://evil.example",
+           "http://localhost:99999", "http://[::1", "http://[::1]:8000", "https://localhost", "//localhost", "",
+           "javascript:alert(1)", "http://localhost\x00", "http://" + "a" * 300]
+# What a room's forms hold when a browser sends them: the fuzzer starts from these half of the time.
+GOOD_FORMS = {
+    "/join": {"code": "{code}", "nickname": "Ada"},
+    "/room": {"from": "/?prompt=The+girl&seed=3"},
+    "/room/<code>/state": {"url": "/step?prompt=The+girl&seed=3&predict=1", "action": "step"},
+    "/room/<code>/settings": {"votes_on": "1", "leaderboard": "1", "present": "1"},
+    "/room/<code>/vote": {"round": "1", "token": "5"},
+}
+
+
+@dataclass
+class RoomRequest:
+    """A request to a room's route: who sends it (their cookies), from which page (Origin), with what form.
+
+    "{room0}", "{key0}" and "{student0}" anywhere in it stand for open room 0, its teacher's key and its student.
+    """
+
+    method: str
+    path: str
+    query: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    cookies: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (value, path)
+    form: dict[str, str] = field(default_factory=dict)
+
+
+@st.composite
+def stepper_urls(draw) -> str:
+    """A stepper address, as a room's form holds one: a screen, a Step, or not one at all."""
+    query = draw(query_strings()).decode("latin-1")
+    start = draw(st.sampled_from(["/?", "/step?", "/back?", "//evil.example/?", "http://[::1/?", "", "?", "/?x&"]))
+    return start + query
+
+
+FORM_VALUES = st.one_of(VALUES, stepper_urls(), st.integers(-3, 3).map(str),
+                        st.sampled_from(["0", "1", "step", "show", "back", "choose"]))
+
+
+@st.composite
+def room_requests(draw) -> RoomRequest:
+    """A hostile request to one of the room's routes. Half of them are what a browser in the room sends (a room
+    that exists, its cookies, this site's Origin, a good form) with one thing or more changed; the rest anything."""
+    rule = draw(st.sampled_from(ROOM_RULES))
+    i = draw(st.sampled_from(range(len(ROOMS))))  # whose cookies the sender holds
+    aimed = draw(st.booleans())
+    code = ROOMS[i] if aimed else draw(st.sampled_from(ROOMS + UNKNOWN_CODES))
+    cookies = {}
+    if aimed or draw(st.booleans()):
+        key = KEYS[i] if aimed else draw(st.sampled_from([KEYS[i], "x" * 43, "", "\x00"]))
+        cookies["tbt_teacher"] = (key, f"/room/{ROOMS[i]}")
+    if aimed or draw(st.booleans()):
+        student = STUDENTS[i] if aimed else draw(st.sampled_from([STUDENTS[i], "y" * 43, "é" * 43]))
+        cookies[f"tbt_student_{ROOMS[i]}"] = (student, "/")
+    headers = {"Origin": "http://localhost"} if aimed else {}
+    origin = draw(st.sampled_from(ORIGINS))
+    if not aimed and origin is not None:
+        headers[draw(st.sampled_from(["Origin", "Origin", "Referer"]))] = origin
+    if draw(st.booleans()):
+        headers["HX-Request"] = "true"
+    if draw(st.integers(0, 3)) == 0:
+        headers["If-None-Match"] = draw(st.sampled_from([f'"{code}-1"', f'"{code}-2"', "*", '"x"', "\x01"]))
+    form = {k: v.replace("{code}", code) for k, v in GOOD_FORMS.get(rule, {}).items()} if aimed else {}
+    for name in draw(st.lists(st.sampled_from(ROOM_FIELDS), min_size=1 if aimed else 0, max_size=4, unique=True)):
+        form[name] = draw(FORM_VALUES)
+    queries = [b"lang=de", b"present=1", b"lang=xx", b"code=" + code.encode("utf-8")]
+    query = draw(st.one_of(st.just(b""), st.sampled_from(queries), *(() if aimed else (query_strings(),))))
+    method = draw(st.sampled_from(["GET", "POST"] if aimed else ["GET", "POST", "POST", "HEAD", "PUT", "DELETE"]))
+    return RoomRequest(method, rule.replace("<code>", code), query, headers, cookies, form)
+
+
+@dataclass
+class RoomWorld:
+    """Rooms that exist, for the stand-ins of a RoomRequest: each one's code, teacher's key and a student's id."""
+
+    codes: list[str]
+    keys: list[str]
+    students: list[str]
+
+    def fill(self, text: str) -> str:
+        for i, code in enumerate(self.codes):
+            text = text.replace(ROOMS[i], code).replace(KEYS[i], self.keys[i]).replace(STUDENTS[i], self.students[i])
+        return text
+
+
+def open_rooms(app) -> RoomWorld:
+    """Start a room for each stand-in and join a student to it, as browsers do."""
+    world = RoomWorld([], [], [])
+    page = {"Origin": "http://localhost"}
+    for i in range(len(ROOMS)):
+        answer = app.test_client().post("/room", data={"from": f"/?prompt=The+girl&seed={i}"}, headers=page)
+        code = answer.headers["Location"].split("/")[2]
+        joined = app.test_client().post("/join", data={"code": code, "nickname": f"S{i}"}, headers=page)
+        world.codes.append(code)
+        world.keys.append(re.search(r"tbt_teacher=([^;]+)", answer.headers["Set-Cookie"]).group(1))
+        world.students.append(re.search(rf"tbt_student_{code}=([^;]+)", joined.headers["Set-Cookie"]).group(1))
+    return world
+
+
+def send_to_room(app, world: RoomWorld, req: RoomRequest):
+    """Send req from a new browser holding its cookies, the stand-ins filled in; the form as a browser encodes
+    it (UTF-8, escaped). Returns the answer and the request as sent (FuzzRequest, for problems())."""
+    client = app.test_client()
+    for name, (value, path) in req.cookies.items():
+        client.set_cookie(world.fill(name), world.fill(value), path=world.fill(path))
+    form = {k: world.fill(v).encode("utf-8", "surrogatepass").decode("utf-8", "replace") for k, v in req.form.items()}
+    headers = {k: world.fill(v) for k, v in req.headers.items()}
+    sent = FuzzRequest(req.method, world.fill(req.path), world.fill(req.query.decode("latin-1")).encode("latin-1"),
+                       headers)
+    response = client.open(sent.path, method=sent.method, headers=headers, data=form if req.method != "GET" else None,
+                           environ_overrides={"QUERY_STRING": sent.query.decode("latin-1")})
+    return response, sent
+
+
+@pytest.fixture(scope="module")
+def room_app(app, tmp_path_factory):
+    """The app on a room store of its own, with rooms open and a student in each."""
+    store = f"sqlite:///{tmp_path_factory.mktemp('fuzz-rooms') / 'rooms.sqlite3'}"
+    rooms = create_app({"TESTING": True, "MODELS": app.extensions["models"], "ROOM_STORE": store})
+    return rooms, open_rooms(rooms)
+
+
+PAGE = {"Origin": "http://localhost"}
+
+
+@settings(max_examples=ROOM_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                           HealthCheck.data_too_large])
+@given(req=room_requests())
+@example(req=RoomRequest("POST", "/room", form={"from": "http://[::1/?x"}, headers=PAGE))  # a 500: urlsplit
+@example(req=RoomRequest("POST", "/room/{room0}/state", form={"url": "http://[::1/step?", "action": "step"},
+                         headers=PAGE, cookies={"tbt_teacher": ("{key0}", "/room/{room0}")}))
+@example(req=RoomRequest("POST", "/join", form={"code": "{room0}"}, headers={"Origin": "http://[::1"}))
+def test_hostile_requests_to_the_class_room_never_get_a_5xx(room_app, req):
+    app, world = room_app
+    response, sent = send_to_room(app, world, req)
+    try:
+        assert problems(sent, response) == [], repr(req)
+    finally:
+        response.close()
+
+
+def test_room_rules_are_the_app_s(app):
+    """The fuzzer reaches every route of the class room."""
+    assert sorted(ROOM_RULES) == sorted(p for p in route_paths(app) if p.startswith(("/room", "/join")))

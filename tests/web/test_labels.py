@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from jinja2 import Environment
 from markupsafe import escape
 
+from webapp.inference.article import ArticleModel, ArticleScores
 from webapp.web.i18n.labels import shorten, token_label, token_labels
 
 
@@ -48,3 +49,14 @@ def test_short_token_labels_are_the_labels_shortened(app):
     assert [str(s) for s in short] == [str(escape(shorten(token_label(model.tokenizer.token_text(i)), 10)))
                                        for i in range(model.n_vocab)]
     assert max(len(s) for s in short) <= 15 + len("&amp;") * 15
+
+
+def test_article_models_do_not_push_a_large_model_s_labels_out(app):
+    """Each request builds its own article model; a hundred of them must not evict the kept labels of a
+    large vocabulary, which would then be made again, uncounted, on its next screen."""
+    model = app.extensions["models"]["austen-transformer"]
+    labels = token_labels(model, 10)
+    for i in range(100):
+        article = ArticleModel(ArticleScores(tokens=("a", "b", f"c{i}"), scores=(1.0, 2.0, 3.0)))
+        assert token_labels(article, 10)[2] == f"c{i}"
+    assert token_labels(model, 10) is labels, "still kept"

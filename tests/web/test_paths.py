@@ -11,7 +11,7 @@ from webapp.web.url.paths import path_for, template_url_for
 
 def start_room_action(client, address: str) -> str:
     html = client.get(address).get_data(as_text=True)
-    return re.search(r'<form method="post" action="([^"]*)" class="start-room">', html).group(1)
+    return re.search(r'<form method="post" action="([^"]*)" class="start-room"', html).group(1)
 
 
 def test_a_path_is_what_url_for_builds(app):

@@ -86,7 +86,7 @@ def rooms(app, tmp_path_factory):
     models = app.extensions["models"]
     window = cost.step_work(models[MODEL], range(130)).seconds
     usual = create_app({"TESTING": True, "MODELS": models, "ROOM_STORE": store})
-    tight = create_app({"TESTING": True, "MODELS": models, "ROOM_STORE": store, "WORK_BUDGET_SECONDS": window / 2})
+    tight = create_app({"TESTING": True, "MODELS": models, "ROOM_STORE": store, "WORK_BUDGET_SECONDS": window * 0.75})
     return usual, tight
 
 

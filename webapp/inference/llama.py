@@ -222,8 +222,9 @@ class LlamaModel(LanguageModel):
             raise ValueError(f"model {name!r}: the embedding does not fit the vocabulary")
         n_pos = n_ctx + (bos_id is not None)
         c = config
-        sizes = tuple(dict.fromkeys(s for s in (block, block // 2, block // 4, 1) if s))  # 32, 16, 8, then 1
-        self._pool = KVPool(lambda: KVCache(c.n_layer, c.n_head_kv, c.head_dim, n_pos), sizes, POOL_SIZE)
+        # how the KV cache runs a window: 32, 16, 8, then 1 (machinery/cost.py counts its passes by them)
+        self.block_sizes = tuple(dict.fromkeys(s for s in (block, block // 2, block // 4, 1) if s))
+        self._pool = KVPool(lambda: KVCache(c.n_layer, c.n_head_kv, c.head_dim, n_pos), self.block_sizes, POOL_SIZE)
 
     def context(self, ids: Sequence[int]) -> list[int]:
         """The ids the forward pass reads: BOS if the file asks for it, then the last n_ctx ids;

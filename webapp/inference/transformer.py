@@ -174,7 +174,8 @@ class TransformerModel(LanguageModel):
         if self.n_embd % n_head:
             raise ValueError(f"model {name!r}: n_embd {self.n_embd} is not a multiple of n_head {n_head}")
         head_dim = self.n_embd // n_head
-        self._pool = KVPool(lambda: KVCache(self.n_layer, n_head, head_dim, n_ctx), BLOCKS, POOL_SIZE)
+        self.block_sizes = BLOCKS  # machinery/cost.py counts a window's passes by them
+        self._pool = KVPool(lambda: KVCache(self.n_layer, n_head, head_dim, n_ctx), self.block_sizes, POOL_SIZE)
 
     @classmethod
     def load(cls, folder: str | Path) -> TransformerModel:

@@ -19,6 +19,7 @@ from flask import Flask, abort, current_app, request, url_for
 from werkzeug.datastructures import MultiDict
 
 from ...inference import get_model
+from ...inference.errors import N_
 from ...room.rounds import step_key
 from ...room.store import (
     DEFAULT_IDLE_SECONDS,
@@ -27,11 +28,13 @@ from ...room.store import (
     Room,
 )
 from ...room.votes import Place, RoundResult, leaderboard, record, running
+from ..i18n.translations import current_language, lang_param
 from ..i18n.translations import gettext as _
+from ..serving import hosts
 from ..stages.screen import take_step
 from ..url.links import public_base
 from ..url.parse import parse_state
-from ..url.state import State, state_model
+from ..url.state import FORCED, InvalidInput, State, state_model
 from .room_access import STUDENT_COOKIE as STUDENT_COOKIE
 from .room_access import TEACHER_COOKIE as TEACHER_COOKIE
 from .room_access import find_room, knows_room, now, store
@@ -62,11 +65,12 @@ def configure(app: Flask) -> None:
 
 
 def check_origin() -> None:
-    """Refuse a POST that another site's page made (a foreign Origin), or that says nothing of where it came from."""
+    """Refuse a POST that another site's page made (an Origin, or failing that a Referer, on an address this server
+    does not answer as: serving/hosts.py), or that says nothing of where it came from."""
     source = request.headers.get("Origin") or request.headers.get("Referer")
     if not source or source == "null":
         abort(403, description=_("this change must come from a page of this site (the request has no Origin)."))
-    if urlsplit(source).netloc != request.host:
+    if not hosts.from_this_site(source):
         abort(403, description=_("this change must come from a page of this site, not from another address."))
 
 
@@ -113,7 +117,10 @@ def stored_state() -> State | None:
 
 def read_url(url: str) -> tuple[State, bool]:
     """The state in a stepper URL's query, and whether the URL is a Step from it."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # 'http://[::1/?x': a bracket left open
+        raise InvalidInput(N_("the screen's address cannot be read: %(value)s"), value=repr(url[:40])) from None
     state = parse_state(MultiDict(parse_qsl(parts.query, keep_blank_values=True)), current_app.extensions["models"],
                         current_app.config["DEFAULT_MODEL"])
     return state, parts.path == url_for("stepper.step")
@@ -129,21 +136,6 @@ def state_from_url(url: str) -> State:
     if is_step:
         state, _ = take_step(current_app.extensions["models"], state)
     return replace(state, present=False, guide=False)
-
-
-def step_from_url(url: str) -> State:
-    """The state whose next step a stepper URL's screen is, found without running it (for the work budget).
-
-    '/step?...&ids=4,2' -> ids (4, 2): the Step reads both; '/?...&ids=4,2,9' -> ids (4, 2): the
-    screen shows the step that picked 9, which read the ids before it.
-    """
-    state, is_step = read_url(url)
-    return state if is_step or state.on_screen is None else state.truncated(state.on_screen)
-
-
-def posted_step(field: str) -> Callable[[], State]:
-    """What finds the state whose next step the stepper URL posted in `field` is (see step_from_url)."""
-    return lambda: step_from_url(request.form.get(field, ""))
 
 
 def encode_state(state: State) -> str:
@@ -241,3 +233,59 @@ class LRU:
             self._items[key] = item
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
+
+
+# --- the students' screen, built once per version ---------------------------------------------
+
+# Rooms x languages, the latest version of each: a kept screen of SmolLM2 (its step's arrays over the
+# vocabulary, the inside panel's) holds about 5 MB, the transformer's under 1 MB.
+KEPT_STUDENT_SCREENS = 16
+
+
+def student_screen_key(room: Room) -> tuple:
+    """Whose students' screen: the room's, in the page's language (and whether the URL chose it: its links then
+    carry lang=). The version it shows is kept beside it."""
+    return room.code, current_language(), lang_param()
+
+
+def kept_student_screen(room: Room) -> dict | None:
+    """The students' screen of the room's version in the request's language, if this process has built it."""
+    kept = current_app.extensions.setdefault("student_screens", LRU(KEPT_STUDENT_SCREENS)).get(student_screen_key(room))
+    return kept[1] if kept is not None and kept[0] == room.version else None
+
+
+def student_screen(room: Room, build: Callable[[], dict]) -> dict:
+    """The students' screen of the room's version (what `build` makes: the forward pass and the panels' views),
+    built by the first student asking in this process and kept for the others, until the teacher's next change:
+    a reload costs what a poll does."""
+    kept = kept_student_screen(room)
+    if kept is None:
+        kept = build()
+        current_app.extensions["student_screens"].put(student_screen_key(room), (room.version, kept))
+    return kept
+
+
+def unkept_screen_state() -> State | None:
+    """The state the work budget charges a student's page of the room named in the URL: none when its
+    screen is kept (nothing is computed) or the request is no student's of the room, else the room's stored state."""
+    code = request.view_args["code"]
+    if not knows_room(code):
+        return None  # its view refuses it without asking the store, whether the room is open or not
+    room = find_room(code)
+    return None if kept_student_screen(room) is not None else state_of(room)
+
+
+# --- what a room's POST is charged for --------------------------------------------------------
+
+def screen_from_url(url: str) -> State:
+    """The screen a stepper URL shows, found without running it (for the work budget): the state of '/?...';
+    for '/step?...&ids=4,2', the screen after that Step, whose pick is not known yet: ids (4, 2, 0), the
+    last a stand-in (the step on screen reads the ids before it, and the budget reads only how many)."""
+    state, is_step = read_url(url)
+    return state.branched(len(state.ids), 0, FORCED) if is_step else state
+
+
+def posted_screen(field: str) -> Callable[[], State]:
+    """What finds the screen the stepper URL posted in `field` shows: a room's POST is charged for the screen it
+    stores, as `/` would be for it, so that a room never holds a screen its pages would refuse."""
+    return lambda: screen_from_url(request.form.get(field, ""))

@@ -30,10 +30,24 @@ def shorten(text: str, length: int) -> str:
     return text if len(text) <= length + 5 else text[: length - 1] + "…"
 
 
-@lru_cache(maxsize=64)
+SMALL_VOCABULARY = 1000  # labelled on each use: a millisecond; SmolLM2's 49,152 labels take a third of a second
+
+
 def token_labels(model: LanguageModel, length: int | None = None) -> tuple[Markup, ...]:
     """Every token's label, escaped once per model: `token_labels(model)[i]` is `token_label` of token
     i, and `token_labels(model, 10)[i]` the same shortened to 10 characters (see shorten).
+
+    A small vocabulary's are made again each time: the article model is a new model on every request,
+    and kept, its labels would push a large model's out of the cache.
     """
+    if model.n_vocab <= SMALL_VOCABULARY:
+        return _labels(model, length)
+    return _kept_labels(model, length)
+
+
+def _labels(model: LanguageModel, length: int | None) -> tuple[Markup, ...]:
     labels = (token_label(model.tokenizer.token_text(i)) for i in range(model.n_vocab))
     return tuple(escape(label if length is None else shorten(label, length)) for label in labels)
+
+
+_kept_labels = lru_cache(maxsize=64)(_labels)

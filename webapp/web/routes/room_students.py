@@ -97,18 +97,23 @@ def student_record(room: Room, student: str) -> student_view.StudentRecord:
 
 
 def follow_context(room: Room) -> dict:
-    """The teacher's screen in the student's language, with the line above it and the ballot."""
-    state = replace(rs.state_of(room), lang=lang_param())  # the student's language, not the teacher's
-    screen = build_screen(models(), state)
-    return {
-        **screen_context(screen),
-        "status": student_view.status(room, screen),
-        "ballot": student_view.ballot(room, screen),
-    }
+    """The teacher's screen in the student's language, with the line above it and the ballot: built once per
+    version and language in each process, for every student's page and poll (rs.student_screen)."""
+
+    def build() -> dict:
+        state = replace(rs.state_of(room), lang=lang_param())  # the student's language, not the teacher's
+        screen = build_screen(models(), state)
+        return {
+            **screen_context(screen),
+            "status": student_view.status(room, screen),
+            "ballot": student_view.ballot(room, screen),
+        }
+
+    return rs.student_screen(room, build)
 
 
 @bp.get("/room/<code>")
-@costs(Work.SCREEN, state=rs.stored_state)
+@costs(Work.SCREEN, state=rs.unkept_screen_state)  # a screen kept for the class costs nothing
 def follow(code: str):
     """A student's screen: the teacher's, the vote when it is open, their own record."""
     if access.signed_student(code) is None:  # whether or not the room is open: the join form says
@@ -127,7 +132,7 @@ def follow(code: str):
 
 
 @bp.get("/room/<code>/screen")
-@costs(Work.SCREEN, state=rs.stored_state)
+@costs(Work.SCREEN, state=rs.unkept_screen_state)
 def follow_screen(code: str):
     """The teacher's screen as students' panels (classroom/student_polls.py answers 304s and repeats before this)."""
     signed_student(code, _("join the room first."))

@@ -29,7 +29,8 @@ from ..classroom import panel_view
 from ..classroom import room_access as access
 from ..classroom import room_support as rs
 from ..i18n.translations import gettext as _
-from ..serving.policy import Extra, Work, costs
+from ..serving.htmx import is_htmx
+from ..serving.policy import Work, costs
 from ..stages.page import screen_context
 from ..stages.screen import build_screen
 from ..url import share
@@ -41,9 +42,12 @@ MAX_ATTEMPTS = 8  # tries for a free room code
 
 
 @bp.post("/room")
-@costs(Work.STEP, extras=Extra.NONE, state=rs.posted_step("from"))
+@costs(Work.SCREEN, state=rs.posted_screen("from"))  # refused as `/` refuses that screen, before the room starts
 def start():
     """Start a room from the screen the teacher is on; only this browser gets the teacher's key.
+
+    The page's form posts with htmx: its answer sends the browser to the teacher's page itself (HX-Redirect),
+    and a refusal lands in the page's error area; without JavaScript, a 303 or the error page.
 
     Each start takes one from the network's starts (room_access.starts), given back if no room could start.
     """
@@ -73,7 +77,8 @@ def start():
         access.take(access.starts(), -1)
         abort(503, description=_("the server has as many open rooms as it allows; try again later."))
     rs.store().purge(now)
-    response = redirect(url_for(".teach", code=room.code, lang=state.lang), code=303)
+    target = url_for(".teach", code=room.code, lang=state.lang)
+    response = current_app.make_response(("", 204, {"HX-Redirect": target})) if is_htmx() else redirect(target, 303)
     response.set_cookie(
         rs.TEACHER_COOKIE,
         key,
@@ -131,7 +136,7 @@ def live(code: str):
 
 
 @bp.post("/room/<code>/state")
-@costs(Work.STEP, extras=Extra.NONE, state=rs.posted_step("url"))  # a revealed round is counted from that step
+@costs(Work.SCREEN, state=rs.posted_screen("url"))  # the screen students will be shown, as `/` charges it
 def publish(code: str):
     """Store the teacher's new screen (the stepper URL it was pushed to) for the students to follow."""
     rs.check_origin()
@@ -144,7 +149,7 @@ def publish(code: str):
 
 
 @bp.post("/room/<code>/settings")
-@costs(Work.SCREEN, extras=Extra.NONE, state=rs.stored_state)  # a revealed round is counted from its step
+@costs(Work.SCREEN, state=rs.stored_state)  # the stored screen, shown again: as `/` charges it
 def settings(code: str):
     """Turn class votes or the leaderboard on or off."""
     rs.check_origin()

@@ -2,10 +2,11 @@
 
 Each route declares where it is defined which forward passes a request to it may ask for (policy.py:
 none, the step on screen, a new step, an action's new screen, every step again for an export, and
-the extras its state adds: inside=1 the window again, surprise=1 every generated token's step
-again); a room's page names the room's stored state to charge, a room's POST the stepper URL in its
-form. Before the view runs, that work is estimated from the state alone (machinery/cost.py:
-positions to run x the model's cost per position, less what the KV cache holds):
+the extras its state adds: inside=1 the window again and the logit lens, surprise=1 every generated
+token's step again, many=N the step's distribution sampled N times); a room's page names the room's
+stored state to charge, a room's POST the stepper URL in its form. Before the view runs, that work
+is estimated from the state alone (machinery/cost.py: the passes the KV cache runs, less what it
+holds, x what each pass reads and computes):
 
 - beyond WORK_BUDGET_SECONDS the request is refused with a 422 that says how much work it asked
   for and what to shorten (in the page: the error fragment; the screen stays as it was). An export
@@ -15,8 +16,9 @@ positions to run x the model's cost per position, less what the KV cache holds):
   (a cached screen, /healthz); a heavy request also has a deadline, DEADLINE_SECONDS of wall-clock
   time after it started: an export stops there and says which steps it left out.
 
-Every answer says its time on the server in a Server-Timing header (wall and CPU milliseconds), which
-bench/abuse.py reads. Answers from the cache (cache.py) are looked up first and cost nothing here.
+Every answer says its time on the server in a Server-Timing header (wall and CPU milliseconds, and
+the estimate where one was made), which bench/abuse.py and bench/bench_budget.py read. Answers from
+the cache (cache.py) are looked up first and cost nothing here.
 """
 
 from __future__ import annotations
@@ -71,12 +73,15 @@ def charged_state(policy: Policy) -> State | None:
 
 
 def extras_work(policy: Policy, state: State, model, ids: list[int], n_prompt: int, n_generated: int) -> cost.Work:
-    """What the state adds to the step: the window again (inside=1), every generated token's step (surprise=1)."""
+    """What the state adds to the step: the window again and the lens (inside=1), every generated token's step
+    (surprise=1), the step's distribution sampled N times (many=N)."""
     work = cost.Work()
     if Extra.WINDOW in policy.extras or (Extra.INSIDE in policy.extras and state.inside):
-        work = work + cost.step_work(model, ids)  # the window again, whole, its insides kept
+        work = work + cost.inside_work(model, ids)
     if Extra.SURPRISE in policy.extras and state.surprise:
         work = sum(cost.steps_work(model, n_prompt, n_generated), work)
+    if Extra.MANY in policy.extras and state.many:
+        work = work + cost.draws_work(state.many)
     return work
 
 
@@ -146,8 +151,10 @@ def time_requests(app: Flask) -> None:
     @app.after_request
     def server_timing(response):
         wall, cpu = g.get("started", (time.perf_counter(), time.thread_time()))
-        response.headers["Server-Timing"] = (f"app;dur={(time.perf_counter() - wall) * 1000:.1f}, "
-                                             f"cpu;dur={(time.thread_time() - cpu) * 1000:.1f}")
+        timing = f"app;dur={(time.perf_counter() - wall) * 1000:.1f}, cpu;dur={(time.thread_time() - cpu) * 1000:.1f}"
+        if "estimate" in g:  # what the budget expected, beside what it took (bench/bench_budget.py)
+            timing += f", est;dur={g.estimate * 1000:.1f}"
+        response.headers["Server-Timing"] = timing
         return response
 
 
@@ -169,6 +176,7 @@ def register(app: Flask) -> None:
         if estimate is None:
             return
         work, what = estimate
+        g.estimate = work.seconds
         if work.seconds > budget.seconds:
             refuse(work, what, budget)
         if work.seconds > budget.heavy_seconds:

@@ -53,7 +53,19 @@ def error_response(message: str, status: int, headers: dict | None = None):
     if request.headers.get("HX-Request") == "true":
         headers |= {"HX-Retarget": "#error", "HX-Reswap": "innerHTML"}
         return render_template("panels/_error_message.html", message=message), status, headers
-    return render_template("error.html", message=message), status, headers
+    return render_template("error.html", message=message, back=sent_from()), status, headers
+
+
+def sent_from() -> str | None:
+    """The screen a refused form was sent from, if it names one of this site's (the Start a class room form's
+    `from`): the error page links back to it. Another site's address, or a scheme, is not one."""
+    try:
+        path = request.form.get("from", "") if request.method == "POST" else ""
+    except (HTTPException, ValueError):  # a body too large, or cut short: nothing to go back to
+        return None
+    if not path.startswith("/") or path.startswith(("//", "/\\")) or not path.isprintable():
+        return None
+    return path
 
 
 def register(app: Flask) -> None:

@@ -49,10 +49,11 @@ class Extra(Flag):
     """What a state may add to the passes of a route that shows it."""
 
     NONE = 0
-    INSIDE = auto()  # inside=1: the window again, whole, its insides kept
+    INSIDE = auto()  # inside=1: the window again, whole, its insides kept, and the logit lens
     SURPRISE = auto()  # surprise=1: every generated token's step again
-    WINDOW = auto()  # the window again whatever the state says (the inside panel's numbers, as data)
-    SCREEN = INSIDE | SURPRISE  # what a rendered screen adds
+    MANY = auto()  # many=N: the step's distribution sampled N times
+    WINDOW = auto()  # the inside panel's numbers whatever the state says (as data: /api/inside)
+    SCREEN = INSIDE | SURPRISE | MANY  # what a rendered screen adds
 
 
 class Cache(Enum):
