@@ -160,6 +160,14 @@
   document.addEventListener("htmx:afterSettle", function () { showNeedsJs(); reopenWorked(); showNewest(); nextWhenPicked(); });
   document.addEventListener("pick:done", nextWhenPicked);
   document.addEventListener("htmx:responseError", function () { setPlaying(false); });
+  // A refusal is said at the top of the page; a button pressed further down (Start a class room, in
+  // the Share panel) must not seem to do nothing: bring the sentence into view.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var region = event.detail.target;
+    if (!region || region.id !== "error" || !region.textContent.trim()) return;
+    var box = region.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) region.scrollIntoView({ block: "start" });
+  });
   // The browser's history: an answer whose X-History-Entry is the screen's own (state.py, history_entry)
   // only changed a setting, and replaces the current entry instead of adding one.
   document.addEventListener("htmx:beforeHistoryUpdate", function (event) {

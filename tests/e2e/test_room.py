@@ -161,6 +161,7 @@ def test_a_room_refused_for_its_screen_says_why_on_the_teacher_s_page(browser: B
     field.evaluate("(field, heavy) => field.value = heavy", heavy)
     teacher.get_by_role("button", name="Start a class room").click()
     expect(teacher.locator("#error")).to_contain_text("the server's limit for one request is about 1.0 s")
+    expect(teacher.locator("#error")).to_be_in_viewport()  # said at the top, and scrolled to from the Share panel
     expect(teacher).to_have_url(url + START)
     field.evaluate("(field, own) => field.value = own", own)  # the screen's own: it starts
     teacher.get_by_role("button", name="Start a class room").click()

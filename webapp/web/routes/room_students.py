@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from flask import abort, current_app, redirect, render_template, request, url_for
+from werkzeug.exceptions import TooManyRequests
 
 from ...inference.errors import N_
 from ...room import codes
@@ -55,16 +56,23 @@ def join():
     typed = request.form.get("code", "")[:40]
     code = codes.normalise_code(typed)
     nickname = codes.clean_nickname(request.form.get("nickname"))
+
+    def refused(message: str, status: int):  # the form again, filled in as it was sent, with the reason
+        return render_template("room/join.html", form=student_view.join_form(typed, nickname, message)), status
+
     student = access.signed_student(code) if code else None
     if student is None and not access.take(access.joins()):
-        abort(429, description=_("too many joins from this network at once; wait a few seconds and try again."))
-    room = access.lookup(code)  # a wrong code counts against the network's wrong codes
+        return refused(_("too many joins from this network at once; wait a few seconds and try again."), 429)
+    try:
+        room = access.lookup(code)  # a wrong code counts against the network's wrong codes
+    except TooManyRequests as e:
+        return refused(e.description, 429)
     if room is None:
-        message = _("There is no open room with that code. Codes have 8 letters and digits (no 0, O, 1 or I).")
-        return render_template("room/join.html", form=student_view.join_form(typed, nickname, message)), 404
+        return refused(_("There is no open room with that code. Codes have 8 letters and digits (no 0, O, 1 or I)."),
+                       404)
     student = student or access.new_student_id(code)
     if not rs.store().join(code, student, nickname, rs.students_allowed(room)):
-        abort(409, description=_("this room is full; ask the teacher to start another."))
+        return refused(_("this room is full; ask the teacher to start another."), 409)
     response = redirect(url_for(".follow", code=code), code=303)
     age = int(current_app.config["ROOM_IDLE_SECONDS"]) + 3600
     response.set_cookie(
