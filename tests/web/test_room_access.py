@@ -160,7 +160,7 @@ def test_a_script_joining_500_at_once_gets_the_burst_and_then_a_few_a_second(app
     answers = [client(app, "203.0.113.10").post("/join", data={"code": code}, headers=ORIGIN) for _ in range(500)]
     statuses = [a.status_code for a in answers]
     assert statuses == [303] * 399 + [429] * 101
-    assert "too many joins from this network at once" in answers[-1].get_data(as_text=True)
+    assert "Too many joins from this network at once" in answers[-1].get_data(as_text=True)
     assert f'value="{code}"' in answers[-1].get_data(as_text=True)  # in the join form, to send again
     assert join(in_the_room, code) == 303  # a student already in the room joins again: not counted
     clock.now += 5
@@ -255,7 +255,7 @@ def test_guessing_codes_is_stopped_after_30_wrong_ones_and_then_the_right_one_te
     assert qr == [404] * 20 and joins == [404] * 10 + [429] * 10
     assert guesser.get(f"/room/{code}/qr.svg").status_code == 429  # the right code too: nothing told
     refused = guesser.post("/join", data={"code": code, "nickname": "Kitty"}, headers=ORIGIN)
-    assert refused.status_code == 429 and "too many wrong room codes" in refused.get_data(as_text=True)
+    assert refused.status_code == 429 and "Too many wrong room codes" in refused.get_data(as_text=True)
     page = refused.get_data(as_text=True)  # the join form again, as it was filled in, to send once more
     assert 'action="/join"' in page and f'value="{code}"' in page and 'value="Kitty"' in page
     assert vote(student, code).status_code == 303  # a student already in the room goes on

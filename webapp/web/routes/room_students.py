@@ -58,7 +58,8 @@ def join():
     nickname = codes.clean_nickname(request.form.get("nickname"))
 
     def refused(message: str, status: int):  # the form again, filled in as it was sent, with the reason
-        return render_template("room/join.html", form=student_view.join_form(typed, nickname, message)), status
+        sentence = message[:1].upper() + message[1:]  # said alone, not after "Could not show this screen:"
+        return render_template("room/join.html", form=student_view.join_form(typed, nickname, sentence)), status
 
     student = access.signed_student(code) if code else None
     if student is None and not access.take(access.joins()):
