@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from urllib.parse import urlencode
 
@@ -78,3 +79,11 @@ def test_answers_with_and_without_shown_are_kept_apart_by_the_cache(client):
     shown = page_and_shown(client, ids="7")
     assert "model-description" not in swapped(client, "/step", ids="7", shown=shown)
     assert "model-description" in swapped(client, "/step", ids="7")  # not the answer kept for the other
+
+
+@pytest.mark.parametrize("query", ["prompt=It+is+a+truth&ids=5,9", "prompt=It+is+a+truth&ids=5,9&inside=1"])
+def test_the_panels_come_in_the_loop_s_order(client, query):
+    """A phone's one column and a screen reader read the page in its order: the stage numbers never go back."""
+    numbers = [int(n) for n in re.findall(r'<h2 id="[\w-]+"><span class="stage">(\d)</span>',
+                                          client.get("/?" + query).get_data(as_text=True))]
+    assert numbers == sorted(numbers) and set(numbers) == {1, 2, 3, 4, 5}
