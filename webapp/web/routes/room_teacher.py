@@ -24,7 +24,7 @@ from ...room import codes
 from ...room.rounds import next_round
 from ...room.store import Room, RoomsFull
 from ...room.teacher import RoomGone, TeacherScreen, TooManyChanges, apply_change
-from ...room.votes import round_result
+from ...room.votes import bits, round_result
 from ..classroom import panel_view
 from ..classroom import room_access as access
 from ..classroom import room_support as rs
@@ -217,6 +217,9 @@ def results_json(code: str):
             "picked": r.picked,
             "top": r.top,
             "tally": {str(k): v for k, v in r.tally.items()},
+            "n_vocab": r.n_vocab,
+            "class_bits": bits(r.class_p),
+            "model_bits": bits(r.p1_picked),
         }
         for r in rs.lesson(room).results
     ]
