@@ -50,6 +50,7 @@ class RoundResult:
     probs: dict[int, float]  # the model's probability of each shown token, at the teacher's settings
     p1_picked: float  # the model's probability of the picked token at T = 1
     n_vocab: int  # the model's vocabulary: the tokens the class's distribution is spread over
+    revealed_in: int = 0  # the room's version that revealed it (a round kept for later is revealed after later ones)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -62,7 +63,7 @@ class RoundResult:
         n_vocab = d.get("n_vocab") or len(tally) + 1
         return cls(round=d["round"], step=d["step"], picked=d["picked"], top=d["top"], tally=tally,
                    order=tuple(d["order"]), probs={int(k): v for k, v in d["probs"].items()}, p1_picked=d["p1_picked"],
-                   n_vocab=n_vocab)
+                   n_vocab=n_vocab, revealed_in=d.get("revealed_in", 0))
 
     @property
     def n_votes(self) -> int:
@@ -92,8 +93,9 @@ def tally(votes: Mapping[str, int]) -> dict[int, int]:
     return dict(Counter(votes.values()))
 
 
-def round_result(round_: int, step: StepResult, picked: int, votes: Mapping[str, int]) -> RoundResult:
-    """Count a round's votes against the step the teacher revealed."""
+def round_result(round_: int, step: StepResult, picked: int, votes: Mapping[str, int], revealed_in: int = 0
+                 ) -> RoundResult:
+    """Count a round's votes against the step the teacher revealed (by the room's version revealed_in)."""
     counts = tally(votes)
     shown = [row.id for row in step.rows[:MODEL_ROWS]]
     by_votes = sorted(counts, key=lambda t: (-counts[t], t))
@@ -103,7 +105,13 @@ def round_result(round_: int, step: StepResult, picked: int, votes: Mapping[str,
     rows = {token: step.row_of(token) for token in shown}
     order = tuple(sorted(shown, key=lambda t: rows[t].rank))
     return RoundResult(round=round_, step=step.step, picked=picked, top=step.rows[0].id, tally=counts, order=order,
-                       probs={t: rows[t].prob for t in order}, p1_picked=rows[picked].prob_t1, n_vocab=len(step.probs))
+                       probs={t: rows[t].prob for t in order}, p1_picked=rows[picked].prob_t1, n_vocab=len(step.probs),
+                       revealed_in=revealed_in)
+
+
+def in_reveal_order(results: list[RoundResult]) -> list[RoundResult]:
+    """The results in the order they were revealed: a round kept for later comes after rounds opened after it."""
+    return sorted(results, key=lambda r: (r.revealed_in, r.round))
 
 
 PSEUDO_VOTES = 1.0  # imaginary votes in all, spread evenly over the vocabulary: alpha = PSEUDO_VOTES / V
