@@ -44,10 +44,18 @@
     if (line) line.textContent = /-open$/.test(newRound) ? line.getAttribute("data-label-not-voted") : "";
   }
 
+  // The student's own part, asked for within a moment (spread out, so that the class does not ask at once).
+  function askMe(m) {
+    window.setTimeout(function () {
+      htmx.ajax("GET", m.dataset.roomMe, { source: m, target: "#me", swap: "outerHTML" });
+    }, ME_DELAY_MS * Math.random());
+  }
+
   // A student: poll the room's screen, swap the panels when the version changes.
   function follow(m) {
     var etag = m.dataset.roomEtag;
     var round = m.dataset.roomRound;
+    var highest = parseInt(round, 10) || 0; // the latest round this page has seen
     var failures = 0; // polls failed in a row
     var retryAfterMs = 0;
     var showing = null; // the server's error message this script put on the page
@@ -93,12 +101,14 @@
         var sameRound = newRound === round;
         htmx.swap(m, sameRound ? withoutBallot(html) : html, { swapStyle: "none" });
         if (!sameRound) {
+          var number = parseInt(newRound, 10) || 0;
+          // A round the teacher left and came back to opens again with its votes: the student's may be among them.
+          var again = /-open$/.test(newRound) && number <= highest;
           round = newRound;
-          resetMyVote(newRound);
+          highest = Math.max(highest, number);
+          if (!again) resetMyVote(newRound);
           // The record can wait a moment: the reveal's screens come first for the whole class.
-          if (/-closed$/.test(newRound)) window.setTimeout(function () {
-            htmx.ajax("GET", m.dataset.roomMe, { source: m, target: "#me", swap: "outerHTML" });
-          }, ME_DELAY_MS * Math.random());
+          if (again || /-closed$/.test(newRound)) askMe(m);
         }
       });
     }

@@ -1,6 +1,8 @@
-"""When a vote opens and closes, from what the teacher's screen shows; codes, keys and typed guesses."""
+"""When a vote opens, closes and comes back, from what the teacher's screen shows; codes, keys and typed guesses."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 from hypothesis import example, given
@@ -8,7 +10,18 @@ from hypothesis import strategies as st
 
 from webapp.room import codes
 from webapp.room.guess import GuessRefused, guess_token
-from webapp.room.rounds import next_round, step_key
+from webapp.room.rounds import (
+    KEPT,
+    OPEN,
+    REVEALED,
+    Picks,
+    RoundChange,
+    next_round,
+    picks,
+    read_rounds,
+    step_key,
+    step_keys,
+)
 from webapp.room.store import Room
 
 A, B = step_key("p", "m", (1, 2)), step_key("p", "m", (1, 3))
@@ -18,26 +31,132 @@ def room(**fields) -> Room:
     return Room(code="ABCDEFGH", key_hash="", state="", **fields)
 
 
+def hiding(key: str, step: int = 2) -> Picks:
+    return Picks(hidden=key, hidden_step=step)
+
+
+def showing(*keys: str) -> Picks:
+    return Picks(shown={key: 2 for key in keys})
+
+
+def moved(before: Room, screen: Picks, action: str = "show") -> tuple[Room, RoundChange]:
+    change = next_round(before, screen, action)
+    return replace(before, **change.fields()), change
+
+
+def statuses(r: Room) -> dict[int, str]:
+    return {x.number: x.status for x in read_rounds(r).values()}
+
+
+def test_a_steps_key_is_the_text_before_its_pick_and_one_pass_names_every_step() -> None:
+    ids = (12, 5, 9, 4000)
+    assert step_keys("It is", "m", ids) == [step_key("It is", "m", ids[:j]) for j in range(len(ids))]
+    assert step_key("It is", "m", (12,)) != step_key("It is", "other", (12,)) != step_key("It", "m", (12,))
+    assert step_key("p", "m", (1, 23)) != step_key("p", "m", (12, 3))
+
+
+def test_a_screen_shows_every_pick_in_its_text_but_a_hidden_last_one_and_the_teachers_own() -> None:
+    keys = step_keys("p", "m", (4, 2, 9))
+    hidden = picks("p", "m", (4, 2, 9), forced=(False, True, False), last_hidden=True)
+    assert (hidden.hidden, hidden.hidden_step, dict(hidden.shown)) == (keys[2], 2, {keys[0]: 0})
+    shown = picks("p", "m", (4, 2, 9), forced=(False, False, False), last_hidden=False)
+    assert shown.hidden is None and dict(shown.shown) == {keys[0]: 0, keys[1]: 1, keys[2]: 2}
+    assert picks("p", "m", (), forced=(), last_hidden=True) == Picks()
+
+
 def test_a_hidden_step_opens_a_round_only_with_class_votes_on() -> None:
-    assert next_round(room(), hidden=A, shown=None).round_open is False
-    change = next_round(room(votes_on=True), hidden=A, shown=None)
-    assert (change.round, change.round_open, change.round_key) == (1, True, A)
+    assert next_round(room(), hiding(A), "step").round_open is False
+    change = next_round(room(votes_on=True), hiding(A), "step")
+    assert (change.round, change.round_open, change.round_key, change.n_rounds, change.new) == (1, True, A, 1, True)
 
 
-def test_revealing_the_same_step_closes_and_counts_it() -> None:
-    change = next_round(room(votes_on=True, round=1, round_open=True, round_key=A), hidden=None, shown=A)
-    assert (change.round_open, change.revealed, change.abandoned) == (False, 1, None)
-    again = next_round(room(votes_on=True, round=1, round_open=False, round_key=A), hidden=A, shown=None)
-    assert again.round_open is False  # a revealed step never opens again
+def test_revealing_the_step_counts_its_round_which_never_opens_again() -> None:
+    voting, _ = moved(room(votes_on=True), hiding(A), "step")
+    revealed, change = moved(voting, showing(A))
+    assert (change.round_open, change.revealed.number, change.revealed.step) == (False, 1, 2)
+    again, change = moved(revealed, hiding(A), "step")
+    assert not change.round_open and change.revealed is None and statuses(again) == {1: REVEALED}
 
 
-def test_a_settings_change_keeps_the_round_and_moving_away_abandons_it() -> None:
-    open_a = room(votes_on=True, round=1, round_open=True, round_key=A)
-    assert next_round(open_a, hidden=A, shown=None).round_open is True
-    moved = next_round(open_a, hidden=B, shown=None)
-    assert (moved.abandoned, moved.round, moved.round_key, moved.round_open) == (1, 2, B, True)
-    back = next_round(open_a, hidden=None, shown=None)
-    assert (back.abandoned, back.round_open, back.round_key) == (1, False, "")
+def test_a_round_left_before_its_reveal_is_kept_and_comes_back_with_its_number() -> None:
+    voting, _ = moved(room(votes_on=True, round=1, n_rounds=1, rounds=f"1:2:revealed:{B}"), hiding(A), "step")
+    assert voting.round == 2
+    for away, action in ((Picks(), "reset"), (showing(B), "back"), (hiding(B), "back"), (Picks(), "choose")):
+        left, change = moved(voting, away, action)
+        assert change.revealed is None and not change.round_open and statuses(left) == {1: REVEALED, 2: KEPT}
+        back, change = moved(left, hiding(A), "step")
+        assert (back.round, back.round_open, back.n_rounds, change.new) == (2, True, 2, False)
+
+
+def test_back_never_opens_a_new_round() -> None:
+    voting, _ = moved(room(votes_on=True), hiding(A), "step")
+    left, change = moved(voting, hiding(B), "back")  # B's pick was in the text a moment ago
+    assert not change.round_open and statuses(left) == {1: KEPT}
+    stepped, change = moved(left, hiding(B), "step")
+    assert change.new and stepped.round == 2 and statuses(stepped) == {1: KEPT, 2: OPEN}
+
+
+def test_class_votes_off_keep_the_round_and_on_again_it_opens_again() -> None:
+    voting, _ = moved(room(votes_on=True), hiding(A), "step")
+    off, change = moved(replace(voting, votes_on=False), hiding(A))
+    assert not change.round_open and change.revealed is None and statuses(off) == {1: KEPT}
+    on, change = moved(replace(off, votes_on=True), hiding(A))
+    assert (on.round, on.round_open) == (1, True) and statuses(on) == {1: OPEN}
+
+
+def test_a_kept_round_is_counted_when_its_pick_is_shown_even_with_class_votes_off() -> None:
+    voting, _ = moved(room(votes_on=True), hiding(A), "step")
+    off, _ = moved(replace(voting, votes_on=False), hiding(A))
+    shown, change = moved(off, showing(A))
+    assert change.revealed.number == 1 and statuses(shown) == {1: REVEALED}
+
+
+def test_a_step_past_a_hidden_pick_counts_its_round_and_opens_the_next() -> None:
+    voting, _ = moved(room(votes_on=True), hiding(A), "step")
+    past, change = moved(voting, Picks(hidden=B, hidden_step=3, shown={A: 2}), "step")
+    assert change.revealed.number == 1 and (past.round, past.round_open) == (2, True)
+
+
+def test_picks_shown_at_once_are_counted_one_change_after_another() -> None:
+    voting, _ = moved(room(votes_on=True, rounds=f"1:1:kept:{B}", round=1, n_rounds=1), hiding(A), "step")
+    first, change = moved(voting, showing(A, B))
+    assert change.more and change.revealed.number == 1
+    second, change = moved(first, showing(A, B))
+    assert not change.more and change.revealed.number == 2
+    third, change = moved(second, showing(A, B))
+    assert change.revealed is None and third == second and statuses(third) == {1: REVEALED, 2: REVEALED}
+
+
+def test_a_round_an_older_server_opened_is_kept_not_lost() -> None:
+    older = room(votes_on=True, round=3, round_open=True, round_key="0" * 32)
+    left, change = moved(older, hiding(A), "step")
+    assert statuses(left) == {3: KEPT, 4: OPEN} and change.n_rounds == 4
+
+
+TEXTS = st.lists(st.integers(1, 3), max_size=3).map(tuple)
+SCREENS = st.tuples(TEXTS, st.lists(st.booleans(), min_size=3, max_size=3), st.booleans(), st.booleans(),
+                    st.sampled_from(["step", "back", "reset", "choose", "show"]))
+
+
+@given(st.lists(SCREENS, max_size=12))
+def test_rounds_are_never_lost_their_numbers_run_on_and_one_change_settles_them(screens) -> None:
+    r = room()
+    seen: dict[int, str] = {}
+    for ids, forced, hidden, votes_on, action in screens:
+        screen = picks("p", "m", ids, forced[: len(ids)], hidden)
+        r = replace(r, votes_on=votes_on)
+        for _pass in range(len(seen) + 2):  # as apply_change does: count one more round a pass, while there are more
+            r, change = moved(r, screen, action)
+            if not change.more:
+                break
+        now = {x.number: x for x in read_rounds(r).values()}
+        assert set(seen) <= set(now) and sorted(now) == list(range(1, r.n_rounds + 1))
+        assert all(now[n].status == REVEALED for n, status in seen.items() if status == REVEALED)
+        assert all(x.status == REVEALED for x in now.values() if x.key in screen.shown)
+        open_ = [x for x in now.values() if x.status == OPEN]
+        assert r.round_open == bool(open_) and (not open_ or (open_[0].number, open_[0].key) == (r.round, r.round_key))
+        assert moved(r, screen, action)[0] == r  # decided again with the same screen: nothing left to change
+        seen = {n: x.status for n, x in now.items()}
 
 
 SECRET = "s" * 43

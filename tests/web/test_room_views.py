@@ -33,6 +33,7 @@ def result(**fields) -> RoundResult:
     values = dict(
         round=1, step=2, picked=5, top=3, tally={3: 6, 5: 3, 9: 1}, order=(3, 5), probs={3: 0.5, 5: 0.2}, p1_picked=0.25
     )
+    values["n_vocab"] = 5000
     return RoundResult(**{**values, **fields})
 
 

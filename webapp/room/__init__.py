@@ -7,8 +7,9 @@ small store interface (store.py) with two backends, which backends.py opens from
 (redis_store.py, for several machines behind a load balancer). Nothing here knows about Flask or HTML.
 
     codes.py   join codes, teacher keys, student ids, nicknames
-    rounds.py  when a vote opens and closes, from what the teacher's screen shows
+    rounds.py  when a vote opens, closes and comes back (kept, never dropped), from the teacher's screen
     teacher.py the teacher's change stored with what it does to the vote, retried when changes race
-    votes.py   tallies, the histogram beside the model, shares, surprise in bits, records
+    votes.py   tallies, the histogram beside the model, the class's distribution over the vocabulary, surprise
+               in bits, records
     guess.py   a typed word to exactly one token of the model's vocabulary, or why not
 """

@@ -218,7 +218,8 @@ class RedisStore(RoomStore):
         values = self.r.hgetall(PREFIX + code)
         if not values or float(values["touched"]) <= now - self.idle_seconds:
             return None
-        return Room(**{f: _decode(f, values[f]) for f in ROOM_FIELDS})
+        # a field an older server did not write reads as its default (Room.rounds_opened covers n_rounds)
+        return Room(**{f: _decode(f, values[f]) for f in ROOM_FIELDS if f in values})
 
     @answering
     def version(self, code: str, now: float) -> int | None:
@@ -304,7 +305,7 @@ class RedisStore(RoomStore):
 
     @answering
     def votes_of(self, code: str, student: str) -> dict[int, int]:
-        last = int(self.r.hget(PREFIX + code, "round") or 0)
+        last = max(int(n or 0) for n in self.r.hmget(PREFIX + code, "round", "n_rounds"))  # a round may open again
         if not last:
             return {}
         rounds = range(1, last + 1)

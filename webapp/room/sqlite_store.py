@@ -24,7 +24,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (
     code TEXT PRIMARY KEY, key_hash TEXT NOT NULL, state TEXT NOT NULL, version INTEGER NOT NULL,
     action TEXT NOT NULL, votes_on INTEGER NOT NULL, round INTEGER NOT NULL, round_open INTEGER NOT NULL,
-    round_key TEXT NOT NULL, leaderboard INTEGER NOT NULL, created REAL NOT NULL, touched REAL NOT NULL);
+    round_key TEXT NOT NULL, leaderboard INTEGER NOT NULL, created REAL NOT NULL, touched REAL NOT NULL,
+    n_rounds INTEGER NOT NULL DEFAULT 0, rounds TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS students (
     code TEXT NOT NULL, student TEXT NOT NULL, nickname TEXT NOT NULL, PRIMARY KEY (code, student));
 CREATE TABLE IF NOT EXISTS votes (
@@ -39,6 +40,9 @@ CREATE TABLE IF NOT EXISTS buckets (
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 BOOLEANS = ("votes_on", "round_open", "leaderboard")
+# Columns added since the first release, with their definitions: a file an older server made gets them on opening
+# (its rooms read them as their defaults: Room.rounds_opened covers the rounds opened before).
+ADDED_COLUMNS = {"n_rounds": "INTEGER NOT NULL DEFAULT 0", "rounds": "TEXT NOT NULL DEFAULT ''"}
 
 
 def writes(method):
@@ -53,6 +57,17 @@ def writes(method):
     return locked
 
 
+def add_columns(db: sqlite3.Connection) -> None:
+    """Add the rooms' columns a file from an older server lacks (another process may be adding them too)."""
+    for name, definition in ADDED_COLUMNS.items():
+        if name not in {row[1] for row in db.execute("PRAGMA table_info(rooms)")}:
+            try:
+                db.execute(f"ALTER TABLE rooms ADD COLUMN {name} {definition}")
+            except sqlite3.OperationalError as error:  # "duplicate column name": the other process came first
+                if "duplicate column" not in str(error):
+                    raise
+
+
 class SQLiteStore(RoomStore):
     def __init__(self, path: Path, idle_seconds: float):
         self.path = Path(path)
@@ -62,6 +77,7 @@ class SQLiteStore(RoomStore):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.executescript(SCHEMA)
+            add_columns(db)
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False)

@@ -2,7 +2,8 @@
 
 Everything a room is lives here, so that any process on any machine can serve any student:
 
-    Room      the teacher's screen (a query string), its version, the vote's round and flags
+    Room      the teacher's screen (a query string), its version, the vote's round and flags, and every
+              round by its step (rounds.py)
     students  id -> nickname, at most max_students a room
     votes     (round, student) -> token id; a second vote on a round replaces the first
     results   round -> the revealed round's figures (JSON written by the web layer)
@@ -49,12 +50,19 @@ class Room:
     version: int = 1
     action: str = "show"  # what the teacher did last: "step" animates the pick on students' screens
     votes_on: bool = False
-    round: int = 0  # the vote's number; 0 before the first
+    round: int = 0  # the vote's number: the open round, else the last one opened or revealed; 0 before the first
     round_open: bool = False
-    round_key: str = ""  # which step the round is about (see rounds.step_key)
+    round_key: str = ""  # which step the open round is about (see rounds.step_key)
     leaderboard: bool = False
     created: float = 0.0
     touched: float = 0.0
+    n_rounds: int = 0  # rounds opened so far: the next new one is n_rounds + 1
+    rounds: str = ""  # every round by its step, open, kept or revealed (rounds.py reads and writes it)
+
+    @property
+    def rounds_opened(self) -> int:
+        """How many rounds the room has opened (a room stored before n_rounds was kept knows only its last)."""
+        return max(self.round, self.n_rounds)
 
 
 ROOM_FIELDS = tuple(f.name for f in fields(Room))
@@ -62,7 +70,7 @@ ROOM_FIELDS = tuple(f.name for f in fields(Room))
 
 class Vote(Enum):
     COUNTED = "counted"
-    CLOSED = "closed"  # no such round open: revealed, abandoned, or not begun
+    CLOSED = "closed"  # no such round open: revealed, kept for later (rounds.py), or not begun
     NOT_JOINED = "not joined"
     TOO_MANY = "too many changes"  # the student changed their vote MAX_VOTE_CHANGES times on this round
 

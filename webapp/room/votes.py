@@ -1,13 +1,22 @@
 """The class as a language model: its votes counted, set beside the model's probabilities.
 
-For one revealed round with N votes over K distinct tokens, the class's distribution over the
-next token is the votes with add-one smoothing over the tokens voted, plus one pseudo-vote for
-every token nobody voted:
+The class is compared with the model as language models are: by the average surprise, -log2 p, of the
+tokens picked. For that the class's guesses must be what the model's are, a probability for every
+token of the vocabulary (V tokens) that adds up to 1, never 0 for a token (one nobody voted would be
+infinitely surprising). With N votes on a revealed round, the class's distribution is its votes with
+add-alpha smoothing over the whole vocabulary:
 
-    p_class(t) = (votes(t) + 1) / (N + K + 1)   for a token t that somebody voted
-    p_class(t) = 1 / (N + K + 1)                for the picked token, if nobody voted it
+    p_class(t) = (votes(t) + alpha) / (N + alpha * V),   alpha = 1 / V,   so   (votes(t) + 1/V) / (N + 1)
 
-so 30 votes, 20 for 'the', 10 for 'a', picked 'a': p = 11 / 33, surprise -log2(1/3) = 1.58 bits.
+one imaginary vote in all, spread evenly over the V tokens (Perks's prior): as if one more student had
+no idea at all. A token nobody voted gets 1 / (V * (N + 1)): the class's unvoted mass, 1 / (N + 1) in
+all, is shared by every token nobody voted, not given to the pick. alpha = 1 (Laplace's add-one) or 1/2
+(Jeffreys) would add V or V/2 imaginary votes: with V = 5,000 they drown a class of 30, which would get
+31 / 5,030 (7.3 bits) for a pick every student guessed. With one imaginary vote the class's own votes
+decide, and a class that never guessed the pick cannot beat a model that gave it even 1 %.
+
+So 30 votes, 20 for 'the', 10 for 'a', V = 5,000: picked 'a', p = (10 + 1/5000) / 31, 1.63 bits;
+picked 'her', which nobody voted, p = 1 / 155,000, 17.24 bits.
 The model's surprise is -log2 of its probability at T = 1 (the model as trained, before the
 teacher's temperature or truncation). Rounds nobody voted in are left out of both averages.
 """
@@ -19,6 +28,8 @@ import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+
+import numpy as np
 
 from ..inference import StepResult
 
@@ -38,6 +49,8 @@ class RoundResult:
     order: tuple[int, ...]  # the tokens shown, in the model's ranking
     probs: dict[int, float]  # the model's probability of each shown token, at the teacher's settings
     p1_picked: float  # the model's probability of the picked token at T = 1
+    n_vocab: int  # the model's vocabulary: the tokens the class's distribution is spread over
+    revealed_in: int = 0  # the room's version that revealed it (a round kept for later is revealed after later ones)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -45,9 +58,12 @@ class RoundResult:
     @classmethod
     def from_json(cls, text: str) -> RoundResult:
         d = json.loads(text)
-        return cls(round=d["round"], step=d["step"], picked=d["picked"], top=d["top"],
-                   tally={int(k): v for k, v in d["tally"].items()}, order=tuple(d["order"]),
-                   probs={int(k): v for k, v in d["probs"].items()}, p1_picked=d["p1_picked"])
+        tally = {int(k): v for k, v in d["tally"].items()}
+        # a result an older server saved has no n_vocab: the tokens voted and one for the rest, its old reading
+        n_vocab = d.get("n_vocab") or len(tally) + 1
+        return cls(round=d["round"], step=d["step"], picked=d["picked"], top=d["top"], tally=tally,
+                   order=tuple(d["order"]), probs={int(k): v for k, v in d["probs"].items()}, p1_picked=d["p1_picked"],
+                   n_vocab=n_vocab, revealed_in=d.get("revealed_in", 0))
 
     @property
     def n_votes(self) -> int:
@@ -66,14 +82,20 @@ class RoundResult:
     def share(self, n: int) -> float:
         return n / self.n_votes if self.n_votes else 0.0
 
+    @property
+    def class_p(self) -> float:
+        """The class's probability of the picked token (class_probability)."""
+        return class_probability(self.tally, self.picked, self.n_vocab)
+
 
 def tally(votes: Mapping[str, int]) -> dict[int, int]:
     """Votes by student -> counts by token: {'a': 5, 'b': 5, 'c': 9} -> {5: 2, 9: 1}."""
     return dict(Counter(votes.values()))
 
 
-def round_result(round_: int, step: StepResult, picked: int, votes: Mapping[str, int]) -> RoundResult:
-    """Count a round's votes against the step the teacher revealed."""
+def round_result(round_: int, step: StepResult, picked: int, votes: Mapping[str, int], revealed_in: int = 0
+                 ) -> RoundResult:
+    """Count a round's votes against the step the teacher revealed (by the room's version revealed_in)."""
     counts = tally(votes)
     shown = [row.id for row in step.rows[:MODEL_ROWS]]
     by_votes = sorted(counts, key=lambda t: (-counts[t], t))
@@ -83,13 +105,34 @@ def round_result(round_: int, step: StepResult, picked: int, votes: Mapping[str,
     rows = {token: step.row_of(token) for token in shown}
     order = tuple(sorted(shown, key=lambda t: rows[t].rank))
     return RoundResult(round=round_, step=step.step, picked=picked, top=step.rows[0].id, tally=counts, order=order,
-                       probs={t: rows[t].prob for t in order}, p1_picked=rows[picked].prob_t1)
+                       probs={t: rows[t].prob for t in order}, p1_picked=rows[picked].prob_t1, n_vocab=len(step.probs),
+                       revealed_in=revealed_in)
 
 
-def class_probability(counts: Mapping[int, int], token: int) -> float:
-    """The class's probability of token: add-one over the tokens voted, one pseudo-vote for the rest."""
-    n, k = sum(counts.values()), len(counts)
-    return (counts.get(token, 0) + 1) / (n + k + 1)
+def in_reveal_order(results: list[RoundResult]) -> list[RoundResult]:
+    """The results in the order they were revealed: a round kept for later comes after rounds opened after it."""
+    return sorted(results, key=lambda r: (r.revealed_in, r.round))
+
+
+PSEUDO_VOTES = 1.0  # imaginary votes in all, spread evenly over the vocabulary: alpha = PSEUDO_VOTES / V
+
+
+def class_probability(counts: Mapping[int, int], token: int, n_vocab: int) -> float:
+    """The class's probability of token: its votes and an even share of one imaginary vote, over N + 1.
+
+    >>> round(class_probability({1: 20, 2: 10}, 2, 5000) * 31, 6), round(class_probability({}, 3, 5000) * 5000, 6)
+    (10.0002, 1.0)
+    """
+    alpha = PSEUDO_VOTES / n_vocab
+    return (counts.get(token, 0) + alpha) / (sum(counts.values()) + PSEUDO_VOTES)
+
+
+def class_distribution(counts: Mapping[int, int], n_vocab: int) -> np.ndarray:
+    """The class's probability of every token of the vocabulary: [n_vocab], adding up to 1."""
+    votes = np.zeros(n_vocab)  # [n_vocab]
+    for token, n in counts.items():
+        votes[token] = n
+    return (votes + PSEUDO_VOTES / n_vocab) / (votes.sum() + PSEUDO_VOTES)  # [n_vocab]
 
 
 def bits(p: float) -> float:
@@ -134,7 +177,7 @@ def running(results: list[RoundResult]) -> Running:
     counted = [r for r in results if r.n_votes]
     if not counted:
         return Running(0, None, None)
-    class_bits = sum(bits(class_probability(r.tally, r.picked)) for r in counted) / len(counted)
+    class_bits = sum(bits(r.class_p) for r in counted) / len(counted)
     model_bits = sum(bits(r.p1_picked) for r in counted) / len(counted)
     return Running(len(counted), class_bits, model_bits)
 

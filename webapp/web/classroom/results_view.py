@@ -3,8 +3,10 @@
 How many guessed the pick and how many the model's top token; a chart with a row per token (the
 model's top tokens, the pick, the tokens the class voted most), the class's share of the votes as a
 solid bar beside the model's probability as a pale one, on one scale; the votes for tokens beyond the
-chart; the lesson's average surprise so far, class against model; and the leaderboard when it is on.
-The figures come from webapp/room/votes.py; this writes them out and draws the chart.
+chart; how surprised by the pick the class and the model were, on this step and on average over the
+lesson so far (bits, and the chance each gave the pick, '1 in 35,000' when under 1 %); and the
+leaderboard when it is on. The figures come from webapp/room/votes.py; this writes them out and draws
+the chart.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ...inference import LanguageModel
-from ...room.votes import Bar, Place, RoundResult, Running, histogram, other_votes
-from ..i18n.filters import fixed, pct
+from ...room.votes import Bar, Place, RoundResult, Running, bits, histogram, other_votes
+from ..i18n.filters import fixed, pct, thousands
 from ..i18n.labels import token_labels
+from ..i18n.translations import gettext as _
 
 ROW_HEIGHT = 24  # the chart's rows, in px: a class bar 10 high above a model bar 8 high
 CHART_TOP = 16  # the legend's line above the first row
@@ -62,6 +65,11 @@ class RoundResults:
     chart_height: int
     bars: tuple[VoteBar, ...]
     other_votes: int  # votes for tokens beyond the chart
+    class_bits_now: str  # how surprised by this step's pick the class was, '15.10'; '' for a round nobody voted in
+    model_bits_now: str
+    class_chance: str  # the class's probability of the pick in words: '34 %', '1 in 35,000'
+    model_chance: str  # the model's, at T = 1
+    n_vocab: str  # the tokens the class's chances are spread over, '5,000'
     n_rounds: int  # rounds with votes so far: the average surprise is over these
     class_bits: str  # the class's average surprise, '1.58'; '' before any round with votes
     model_bits: str
@@ -84,11 +92,28 @@ def present(result: RoundResult, *, running: Running, board: list[Place] | None,
         chart_height=len(bars) * ROW_HEIGHT + CHART_TOP + CHART_BOTTOM,
         bars=vote_bars(bars, token_labels(model, LABEL_LENGTH)),
         other_votes=other_votes(result),
+        class_bits_now=fixed(bits(result.class_p), 2) if result.n_votes else "",
+        model_bits_now=fixed(bits(result.p1_picked), 2) if result.n_votes else "",
+        class_chance=chance(result.class_p),
+        model_chance=chance(result.p1_picked),
+        n_vocab=thousands(result.n_vocab),
         n_rounds=running.n_rounds,
         class_bits=fixed(running.class_bits, 2) if running.n_rounds else "",
         model_bits=fixed(running.model_bits, 2) if running.n_rounds else "",
         board=tuple(board or ()),
     )
+
+
+def chance(p: float) -> str:
+    """A probability as a pupil reads it: a percentage from 1 %, else '1 in N' (N rounded as a person would).
+
+    0.34 -> '34 %'; 1 / 35,000 -> '1 in 35,000'; 0.0034 -> '1 in 290'
+    """
+    if p >= 0.01 or p <= 0:  # 0: a probability that underflowed
+        return pct(p, 0)
+    n = 1 / p
+    rounded = round(n, 2 - len(str(int(n))))  # two significant figures, as a person says it: 294 -> 290
+    return _("1 in %(n)s", n=thousands(int(rounded)))
 
 
 def chart_scale(bars: Sequence[Bar]) -> float:

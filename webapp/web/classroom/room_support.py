@@ -20,14 +20,13 @@ from werkzeug.datastructures import MultiDict
 
 from ...inference import get_model
 from ...inference.errors import N_
-from ...room.rounds import step_key
 from ...room.store import (
     DEFAULT_IDLE_SECONDS,
     DEFAULT_MAX_ROOMS,
     DEFAULT_MAX_STUDENTS,
     Room,
 )
-from ...room.votes import Place, RoundResult, leaderboard, record, running
+from ...room.votes import Place, RoundResult, in_reveal_order, leaderboard, record, running
 from ..i18n.translations import current_language, lang_param
 from ..i18n.translations import gettext as _
 from ..serving import hosts
@@ -82,7 +81,7 @@ def limit(key: str, per_minute: int) -> None:
 def students_allowed(room: Room) -> int:
     """How many students the room may hold: ROOM_MAX_STUDENTS, and its rounds x students within ROOM_MAX_VOTES."""
     config = current_app.config
-    return min(config["ROOM_MAX_STUDENTS"], config["ROOM_MAX_VOTES"] // max(room.round, 1))
+    return min(config["ROOM_MAX_STUDENTS"], config["ROOM_MAX_VOTES"] // max(room.rounds_opened, 1))
 
 
 def rounds_allowed(room: Room) -> int:
@@ -142,14 +141,6 @@ def encode_state(state: State) -> str:
     return state.query_string()
 
 
-def step_keys(state: State) -> tuple[str | None, str | None]:
-    """(hidden, shown): the key of the step on screen, in the slot for whether its pick is hidden."""
-    if state.on_screen is None:
-        return None, None
-    key = step_key(state.prompt, state.model, state.ids[: state.on_screen + 1])
-    return (key, None) if state.predict and not state.revealed else (None, key)
-
-
 @dataclass(frozen=True)
 class Lesson:
     """A room's revealed rounds and what they add up to."""
@@ -173,7 +164,7 @@ def lesson(room: Room) -> Lesson:
     lessons = current_app.extensions.setdefault("room_lessons", LRU(256))
     kept = lessons.get((room.code, room.version))
     if kept is None:
-        kept = Lesson([RoundResult.from_json(text) for text in store().results(room.code).values()])
+        kept = Lesson(in_reveal_order([RoundResult.from_json(text) for text in store().results(room.code).values()]))
         lessons.put((room.code, room.version), kept)
     return kept
 

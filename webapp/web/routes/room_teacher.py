@@ -6,7 +6,7 @@ GET  /room/CODE/panel        the room panel alone; GET /room/CODE/live its count
 POST /room/CODE/state        the teacher's screen changed: store it (room.js sends it after each change)
 POST /room/CODE/settings     class votes, leaderboard on or off
 GET  /room/CODE/qr.svg       the join address as a QR code
-GET  /room/CODE/results.json the room's rounds as data
+GET  /room/CODE/results.json the room's rounds as data: those revealed, those kept for later, the one open
 
 Every route but the QR code asks for the teacher's key, signed for the room (rs.teacher_room); the QR
 code is anyone's, and a stranger asking for it pays for looking the code up (room_access.lookup). The
@@ -21,10 +21,10 @@ from flask import abort, current_app, redirect, render_template, request, url_fo
 
 from ...inference.errors import N_
 from ...room import codes
-from ...room.rounds import next_round
+from ...room.rounds import Picks, kept_rounds, next_round, picks
 from ...room.store import Room, RoomsFull
 from ...room.teacher import RoomGone, TeacherScreen, TooManyChanges, apply_change
-from ...room.votes import round_result
+from ...room.votes import bits, round_result, tally
 from ..classroom import panel_view
 from ..classroom import room_access as access
 from ..classroom import room_support as rs
@@ -162,23 +162,38 @@ def settings(code: str):
                 raise InvalidInput(N_("%(name)s must be 1 or 0"), name=name)
             changes[name] = value == "1"
     state = rs.state_of(room)
-    if "votes_on" in changes:  # class votes hide each next pick until Reveal; the one on screen stays shown
-        on = changes["votes_on"]
-        state = replace(state, predict=on, revealed=on and state.on_screen is not None)
+    if "votes_on" in changes:
+        state = votes_turned(state, changes["votes_on"], room.round_open)
     apply(room, state, "show", **changes)
     target = url_for(".teach", code=code, present="1" if request.form.get("present") == "1" else None)
     return redirect(target, code=303)
 
 
+def votes_turned(state: State, on: bool, round_open: bool) -> State:
+    """The teacher's screen as class votes turn on or off: on, each next pick is hidden until Reveal (a pick
+    already shown stays shown, a hidden one stays hidden: a round kept on it opens again); off, picks are shown,
+    but a pick the class is voting on stays hidden, its round kept with its votes (rounds.py) until Reveal."""
+    if on:
+        return replace(state, predict=True, revealed=state.revealed if state.predict else state.on_screen is not None)
+    if round_open:
+        return state
+    return replace(state, predict=False, revealed=False)
+
+
+def picks_on_screen(state: State) -> Picks:
+    """The model's picks the screen hides and shows, by step key (rounds.picks)."""
+    return picks(state.prompt, state.model, state.ids, state.forced, state.pick_hidden)
+
+
 def apply(room: Room, state: State, action: str, **changes) -> Room:
     """Store the teacher's new screen and whatever it does to the vote (room/teacher.py)."""
-    hidden, shown = rs.step_keys(state)
-    opens = next_round(replace(room, **changes), hidden, shown).round
-    if opens > room.round and opens > rs.rounds_allowed(room):
+    on_screen = picks_on_screen(state)
+    change = next_round(replace(room, **changes), on_screen, action)
+    if change.new and change.n_rounds > rs.rounds_allowed(room):
         abort(409, description=_("this room has held as many votes as one room may (its rounds times its "
                                  "students); turn class votes off to go on, or start a new room."))
     screen = TeacherScreen(
-        state=rs.encode_state(state), hidden_key=hidden, shown_key=shown, count=lambda round_: counter(state, round_)
+        state=rs.encode_state(state), picks=on_screen, count=lambda *revealed: counter(state, *revealed)
     )
     try:
         return apply_change(rs.store(), room, screen, action, rs.now(), **changes)
@@ -188,11 +203,13 @@ def apply(room: Room, state: State, action: str, **changes) -> Room:
         abort(409, description=_("the room changed too often at once; try again."))
 
 
-def counter(state: State, round_: int):
-    """count(votes) -> the revealed round's result as JSON, for the store to save as it closes the round."""
-    step = build_screen(models(), state).result  # computed before the store locks anything
-    picked = state.ids[state.on_screen]
-    return lambda votes: round_result(round_, step, picked, votes).to_json()
+def counter(state: State, round_: int, step: int, version: int):
+    """count(votes) -> the result of the round on step `step` of the screen (the step on screen, or one whose pick
+    is in the text), revealed by the room's version `version`, as JSON for the store to save as it closes the round."""
+    at_step = state if step == state.on_screen else replace(state, at=step)
+    result = build_screen(models(), at_step).result  # computed before the store locks anything
+    picked = state.ids[step]
+    return lambda votes: round_result(round_, result, picked, votes, version).to_json()
 
 
 @bp.get("/room/<code>/qr.svg")
@@ -217,9 +234,18 @@ def results_json(code: str):
             "picked": r.picked,
             "top": r.top,
             "tally": {str(k): v for k, v in r.tally.items()},
+            "n_vocab": r.n_vocab,
+            "class_bits": bits(r.class_p),
+            "model_bits": bits(r.p1_picked),
         }
         for r in rs.lesson(room).results
     ]
+    every_vote = store.all_votes(code)
+    kept = []
+    for r in kept_rounds(room):  # left before their reveal: their votes wait for their step to come back
+        counts = tally(every_vote.get(r.number, {}))
+        kept.append({"round": r.number, "step": r.step, "n_votes": sum(counts.values()),
+                     "tally": {str(k): v for k, v in counts.items()}})
     open_votes = len(store.votes(code, room.round)) if room.round_open else None
     return {
         "round": room.round,
@@ -229,4 +255,5 @@ def results_json(code: str):
         "n_students": store.n_students(code),
         "open_votes": open_votes,
         "rounds": rounds,
+        "kept": kept,
     }
