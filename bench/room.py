@@ -357,6 +357,8 @@ def main() -> int:
     parser.add_argument("--reveal-after", type=float, default=1.6)
     parser.add_argument("--store", choices=["sqlite", "redis"], default="sqlite")
     parser.add_argument("--servers", type=int, default=1, help="servers (each `python -m webapp`) sharing the store")
+    parser.add_argument("--tree", type=Path, default=ROOT,
+                        help="serve another checkout of the app (e.g. an older commit's worktree), to compare")
     args = parser.parse_args()
 
     folder = Path(tempfile.mkdtemp(prefix="bench-room-"))
@@ -374,10 +376,11 @@ def main() -> int:
         else:
             store = f"sqlite:///{folder / 'rooms.sqlite3'}"
         ports = [free_port() for _ in range(args.servers)]
-        env = {**os.environ, "TOKEN_BY_TOKEN_MODELS": str(folder / "no-user-models")}  # the bundled models only
+        env = {**os.environ, "TOKEN_BY_TOKEN_MODELS": str(folder / "no-user-models"),  # the bundled models only
+               "PYTHONPATH": str(args.tree.resolve())}
         for port in ports:
             started.append(subprocess.Popen([sys.executable, "-m", "webapp", "--host", HOST, "--port", str(port),
-                                             "--store", store], cwd=ROOT, stdout=subprocess.DEVNULL, env=env))
+                                             "--store", store], cwd=args.tree, stdout=subprocess.DEVNULL, env=env))
         for port in ports:
             wait_for(port)
         time.sleep(2)
@@ -416,8 +419,9 @@ def report(fig: Figures, args, cpu: float, memory, redis_cpu: float, redis_memor
     print(f"  delay teacher -> student, Step screens: p50 {1000 * statistics.median(steps):.0f} ms, "
           f"p99 {1000 * percentile(steps, 0.99):.0f} ms, max {1000 * max(steps):.0f} ms ({len(steps):,} received)")
     print(f"  delay, every screen (Step and Reveal): p50 {1000 * statistics.median(every):.0f} ms, "
-          f"p99 {1000 * percentile(every, 0.99):.0f} ms ({len(every):,} received, {fig.superseded:,} skipped "
-          "because a newer one came first)")
+          f"p90 {1000 * percentile(every, 0.9):.0f} ms, p99 {1000 * percentile(every, 0.99):.0f} ms, "
+          f"max {1000 * max(every):.0f} ms ({len(every):,} received, {len(fig.published):,} changes, "
+          f"{fig.superseded:,} skipped because a newer one came first)")
     print(f"  votes: {sum(sent.values()):,} sent (students with an accepted vote), {sum(counted.values()):,} "
           f"counted, over {len(rounds)} rounds; {fig.vote_posts:,} vote requests (some changed their vote); "
           f"rounds where sent != counted: {mismatched or 'none'}")
