@@ -4,12 +4,17 @@ A student's screen is the teacher's (the stages' panels) with, above it, a line 
 the step, the ballot while a vote is open (the model's top tokens in alphabetical order, so that the
 list does not give the ranking away, and a field for a typed word), and their own part: the vote
 they cast on the open step and their guesses on the revealed ones. The join form is here too.
+
+While the step on the teacher's screen hides its pick, the panels show it hidden, as the teacher's
+do, and every link and form of a student's screen carries the text before that step (links_for_class):
+the pick is in nothing a student receives until Reveal.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from flask import url_for
 from markupsafe import Markup
@@ -22,6 +27,7 @@ from ..i18n.labels import token_labels
 from ..i18n.translations import lang_param
 from ..stages.screen import Screen
 from ..url.links import public_url
+from ..url.state import State
 
 N_BALLOT = 8  # top tokens offered on the ballot
 N_GUESSES = 8  # a student's latest guesses listed
@@ -34,6 +40,35 @@ def round_status(room: Room) -> str:
     '3-open'
     """
     return f"{room.round}-{'open' if room.round_open else 'closed'}"
+
+
+def links_for_class(state: State) -> State:
+    """The state a student's links and forms carry: the teacher's; while the step on screen hides its pick, the text
+    before that step, shown revealed as the class last saw it, with an r of the class's own for a Step of theirs
+    (the seeded r would take the same pick again).
+
+    ids=(4, 2, 9), predict, 9 hidden -> ids=(4, 2), predict, reveal, r=class_r; revealed, or no predict: the state.
+    """
+    if not state.predict or state.revealed or state.on_screen is None:
+        return state
+    before = state.truncated(state.on_screen)
+    r = class_r(state.settings.seed, state.on_screen)
+    return replace(before, revealed=bool(before.ids), next_r=r, near=None)  # `near` may point past the shorter text
+
+
+def class_r(seed: int, step: int) -> float:
+    """An r in [0, 1) of four digits for step i, the same on every server (a page and its poll agree), drawn apart
+    from the seeded r of the step (default_rng([seed, i])), which picked the teacher's token.
+
+    >>> class_r(7, 2) == class_r(7, 2) != class_r(7, 3)
+    True
+    """
+    return random.Random(f"class room {seed} {step}").randrange(10_000) / 10_000
+
+
+def screen_for_class(screen: Screen) -> Screen:
+    """The teacher's screen as students get it: the same panels, the links of links_for_class."""
+    return replace(screen, links=links_for_class(screen.state))
 
 
 @dataclass(frozen=True)
@@ -71,7 +106,7 @@ def status(room: Room, screen: Screen) -> RoomStatus:
     return RoomStatus(
         display_code=codes.display_code(room.code),
         step=screen.on_screen + 1 if screen.taken else None,
-        explore_url=public_url(screen.state),
+        explore_url=public_url(screen.links),
         follow_url=url_for("room.follow", code=room.code),
     )
 

@@ -107,11 +107,15 @@ def student_record(room: Room, student: str) -> student_view.StudentRecord:
 
 def follow_context(room: Room) -> dict:
     """The teacher's screen in the student's language, with the line above it and the ballot: built once per
-    version and language in each process, for every student's page and poll (rs.student_screen)."""
+    version and language in each process, for every student's page and poll (rs.student_screen).
+
+    While its step hides the pick, its links and forms carry the text before that step, with an r of the class's
+    own for a Step of theirs (student_view.links_for_class): nothing a student receives names the pick.
+    """
 
     def build() -> dict:
         state = replace(rs.state_of(room), lang=lang_param())  # the student's language, not the teacher's
-        screen = build_screen(models(), state)
+        screen = student_view.screen_for_class(build_screen(models(), state))
         return {
             **screen_context(screen),
             "status": student_view.status(room, screen),
