@@ -21,10 +21,12 @@ from markupsafe import Markup
 
 from ...inference import LanguageModel
 from ...room import codes
+from ...room.guess import guessable
 from ...room.store import Room
 from ...room.votes import Guess
 from ..i18n.labels import token_labels
 from ..i18n.translations import lang_param
+from ..i18n.translations import template_gettext as _
 from ..stages.screen import Screen
 from ..url.links import public_url
 from ..url.state import State
@@ -115,15 +117,22 @@ def status(room: Room, screen: Screen) -> RoomStatus:
 class BallotToken:
     id: int
     label: Markup
+    chosen: bool = False  # the student's vote on this step
 
 
 @dataclass(frozen=True)
 class Ballot:
-    """The ballot: the tokens offered and the field for a word while a vote is open; else a note, or nothing."""
+    """The ballot: the tokens offered and the field for a word while a vote is open; else a note.
+
+    The class's ballot is the same for every student (kept with the screen); each student's page marks their
+    own vote on it (with_choice).
+    """
 
     open: bool
     waiting: bool  # class votes are on but no vote is open: the teacher's next Step starts one
+    votes_off: bool  # class votes are off: the note says where the guesses will come
     vote_url: str
+    room_url: str  # the student's screen, where a refusal without JavaScript leads back to
     round: int
     tokens: tuple[BallotToken, ...]  # in alphabetical order
 
@@ -133,18 +142,29 @@ def ballot(room: Room, screen: Screen) -> Ballot:
     return Ballot(
         open=room.round_open,
         waiting=room.votes_on and not room.round_open,
+        votes_off=not room.votes_on and not room.round_open,
         vote_url=url_for("room.vote", code=room.code),
+        room_url=url_for("room.follow", code=room.code),
         round=room.round,
         tokens=tuple(BallotToken(id=i, label=labels[i]) for i in ballot_tokens(screen)) if room.round_open else (),
     )
 
 
+def with_choice(ballot: Ballot, token: int | None) -> Ballot:
+    """The ballot with the student's vote marked (none: as it is)."""
+    if token is None:
+        return ballot
+    return replace(ballot, tokens=tuple(replace(t, chosen=t.id == token) for t in ballot.tokens))
+
+
 def ballot_tokens(screen: Screen) -> list[int]:
-    """The ballot's top tokens, in alphabetical order so that the list does not give the ranking away.
+    """The ballot's top tokens that a guess may be (no <unk>, no special token: room/guess.py), in alphabetical
+    order so that the list does not give the ranking away.
 
     Ties in letters (case aside) go by id: 'The' (id 7) before 'the' (id 12).
     """
-    ids = [row.id for row in screen.result.rows[:N_BALLOT]]
+    top = screen.result.rows[: screen.result.n_top]  # not the rows added under them for the pick (Screen)
+    ids = guessable(screen.model, (row.id for row in top))[:N_BALLOT]
     labels = screen.labels
     return sorted(ids, key=lambda i: (labels[i].lower(), i))
 
@@ -154,14 +174,23 @@ class MyVote:
     """The line that says the student's vote on the open step."""
 
     token: Markup | None  # the token voted for; None if no vote (or none open)
+    token_id: int | None  # its id: room.js marks its button on the ballot after a vote sent with htmx
     not_yet: bool  # a vote is open and the student has not voted
 
 
 def my_vote(room: Room, token: int | None, model: LanguageModel) -> MyVote:
     return MyVote(
         token=None if token is None else token_labels(model)[token],
+        token_id=token,
         not_yet=token is None and room.round_open,
     )
+
+
+def refused_vote_lead(kept: Markup | None) -> Markup:
+    """A refused vote's first words, in place of the stepper's "Not changed:": what became of the student's vote."""
+    if kept is None:
+        return _("Your vote was not counted:")
+    return _("Your vote stays '%(token)s':", token=kept)
 
 
 @dataclass(frozen=True)
@@ -183,7 +212,6 @@ class StudentRecord:
     n_guesses: int
     n_hits: int
     guesses: tuple[GuessLine, ...]  # the latest N_GUESSES, newest first
-    explains_votes: bool  # no guesses yet and no vote open: say where the guesses will come
 
 
 def record(
@@ -201,7 +229,6 @@ def record(
         n_guesses=len(guesses),
         n_hits=sum(g.hit for g in guesses),
         guesses=tuple(latest),
-        explains_votes=not guesses and not room.round_open,
     )
 
 
