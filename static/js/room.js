@@ -29,7 +29,7 @@
     htmx.ajax("POST", m.dataset.roomPublish, { source: m, swap: "none", values: { url: url, action: action } });
   });
 
-  // The same round: the student's ballot (a choice, a word being typed) stays as it is.
+  // The same round still open: the student's ballot (their choice marked, a word being typed) stays as it is.
   function withoutBallot(html) {
     var parsed = document.createElement("template");
     parsed.innerHTML = html;
@@ -38,10 +38,16 @@
     return parsed.innerHTML;
   }
 
-  // A new round: nobody has voted on it yet, so the student's own part need not be asked for.
+  // A new round: nobody has voted on it yet, so the student's own part need not be asked for; and a refusal
+  // of a vote on the last one no longer holds.
   function resetMyVote(newRound) {
     var line = document.getElementById("my-vote");
-    if (line) line.textContent = /-open$/.test(newRound) ? line.getAttribute("data-label-not-voted") : "";
+    if (line) {
+      line.textContent = /-open$/.test(newRound) ? line.getAttribute("data-label-not-voted") : "";
+      line.removeAttribute("data-token");
+    }
+    var region = document.getElementById("error");
+    if (region) region.replaceChildren();
   }
 
   // The student's own part, asked for within a moment (spread out, so that the class does not ask at once).
@@ -50,6 +56,20 @@
       htmx.ajax("GET", m.dataset.roomMe, { source: m, target: "#me", swap: "outerHTML" });
     }, ME_DELAY_MS * Math.random());
   }
+
+  // The student's vote marked on the ballot, as the server marks it on a page it sends: after a vote sent with
+  // htmx (a button, or a typed word that is one of the buttons' tokens), the line that says it names its id.
+  function markMyVote() {
+    var line = document.getElementById("my-vote");
+    var token = line ? line.getAttribute("data-token") : null;
+    document.querySelectorAll("#ballot .ballot-token").forEach(function (button) {
+      button.setAttribute("aria-pressed", button.value === token ? "true" : "false");
+    });
+  }
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail.target;
+    if (target && (target.id === "my-vote" || target.id === "me")) markMyVote();
+  });
 
   // A student: poll the room's screen, swap the panels when the version changes.
   function follow(m) {
@@ -99,7 +119,7 @@
       var newRound = response.headers.get("X-Room-Round") || "";
       return response.text().then(function (html) {
         var sameRound = newRound === round;
-        htmx.swap(m, sameRound ? withoutBallot(html) : html, { swapStyle: "none" });
+        htmx.swap(m, sameRound && /-open$/.test(newRound) ? withoutBallot(html) : html, { swapStyle: "none" });
         if (!sameRound) {
           var number = parseInt(newRound, 10) || 0;
           // A round the teacher left and came back to opens again with its votes: the student's may be among them.

@@ -176,10 +176,26 @@ def test_the_round_status_says_the_round_and_whether_it_is_open(round_open, stat
     assert student_view.round_status(room(round=4, round_open=round_open)) == status
 
 
+def ballot_screen(labels, unk_id=None, special_ids=frozenset(), n_top=None):
+    """A screen whose top rows are ids 0, 1, 2, ... (n_top of them, then one the pick added under them)."""
+    n_top = len(labels) - 1 if n_top is None else n_top
+    tokenizer = SimpleNamespace(unk_id=unk_id, special_ids=special_ids)
+    rows = [SimpleNamespace(id=i) for i in range(len(labels))]
+    return SimpleNamespace(labels=labels, model=SimpleNamespace(tokenizer=tokenizer),
+                           result=SimpleNamespace(rows=rows, n_top=n_top))
+
+
 def test_the_ballot_lists_the_top_tokens_alphabetically_ties_by_id():
-    labels = ("b", "A", "a", "c", "z", "y", "x", "w", "v", "u")
-    screen = SimpleNamespace(labels=labels, result=SimpleNamespace(rows=[SimpleNamespace(id=i) for i in range(10)]))
+    screen = ballot_screen(("b", "A", "a", "c", "z", "y", "x", "w", "v", "u"))
     assert student_view.ballot_tokens(screen) == [1, 2, 0, 3, 7, 6, 5, 4]  # the top 8 only: not 'v' or 'u'
+
+
+def test_the_ballot_leaves_out_unk_and_special_tokens_and_fills_up_from_the_top_rows_only():
+    labels = ("<unk>", "b", "<|endoftext|>", "a", "c", "d", "e", "f", "g", "h", "i", "picked")
+    screen = ballot_screen(labels, unk_id=0, special_ids=frozenset({2}))
+    assert [labels[i] for i in student_view.ballot_tokens(screen)] == ["a", "b", "c", "d", "e", "f", "g", "h"]
+    few = ballot_screen(labels, unk_id=0, special_ids=frozenset({2}), n_top=5)
+    assert [labels[i] for i in student_view.ballot_tokens(few)] == ["a", "b", "c"]  # not the row added for the pick
 
 
 def screen_of(app, **params):
@@ -195,8 +211,19 @@ def test_the_ballot_offers_tokens_only_while_a_vote_is_open(app, request_in):
     assert [t.label for t in open_vote.tokens] == [screen.labels[i] for i in student_view.ballot_tokens(screen)]
     assert open_vote.vote_url == f"/room/{CODE}/vote"
     waiting = student_view.ballot(room(votes_on=True), screen)
-    assert (waiting.open, waiting.waiting, waiting.tokens) == (False, True, ())
-    assert not student_view.ballot(room(), screen).waiting
+    assert (waiting.open, waiting.waiting, waiting.votes_off, waiting.tokens) == (False, True, False, ())
+    off = student_view.ballot(room(), screen)
+    assert (off.waiting, off.votes_off) == (False, True)
+    assert not open_vote.votes_off
+
+
+def test_the_ballot_marks_the_student_s_vote_and_only_theirs(app, request_in):
+    request_in()
+    ballot = student_view.ballot(room(round=2, round_open=True, votes_on=True), screen_of(app))
+    mine = ballot.tokens[3].id
+    assert [t.chosen for t in student_view.with_choice(ballot, mine).tokens] == [i == 3 for i in range(8)]
+    assert not any(t.chosen for t in ballot.tokens), "the class's ballot, kept for every student, marks no one's"
+    assert student_view.with_choice(ballot, None) == ballot
 
 
 def test_the_status_line_names_the_step_on_screen_from_one(app, request_in, three):
@@ -227,20 +254,7 @@ def test_the_record_lists_the_latest_guesses_newest_first_and_counts_every_hit(m
     assert [g.step for g in record.guesses] == [10, 9, 8, 7, 6, 5, 4, 3]
     assert [g.hit for g in record.guesses[:2]] == [True, False]
     assert (record.n_guesses, record.n_hits, record.nickname) == (10, 4, "")
-    assert record.vote.token == token_labels(model)[4] and not record.explains_votes
-
-
-@pytest.mark.parametrize(
-    ("guessed", "round_open", "explains"), [(False, False, True), (False, True, False), (True, False, False)]
-)
-def test_the_record_says_where_guesses_will_come_only_before_any_and_with_no_vote_open(
-    model, guessed, round_open, explains
-):
-    guesses = [Guess(round=1, step=0, guess=3, picked=3)] if guessed else []
-    record = student_view.record(
-        room(round=2, round_open=round_open), nickname="Ada", my_votes={}, guesses=guesses, model=model
-    )
-    assert record.explains_votes is explains
+    assert record.vote.token == token_labels(model)[4] and record.vote.token_id == 4
 
 
 def test_the_join_form_allows_the_nickname_the_store_keeps():

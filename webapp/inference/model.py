@@ -16,6 +16,7 @@ class Tokenizer(Protocol):
     """What the loop needs from a tokenizer: text to tokens and ids back to text."""
 
     unk_id: int | None
+    special_ids: frozenset[int]  # tokens that mark rather than write text: <|endoftext|>, <|im_start|>
     vocab: Sequence[str]
 
     @property

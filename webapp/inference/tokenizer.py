@@ -81,9 +81,11 @@ class VocabularyTokenizer:
     """What every tokenizer with a fixed list of tokens shares: sizes, id checks, id -> text.
 
     A subclass sets `vocab` (a sequence of token texts, indexed by id) and defines `encode`.
+    `special_ids` are the tokens that mark rather than write text (a BPE vocabulary's <|endoftext|>).
     """
 
     vocab: Sequence[str]
+    special_ids: frozenset[int] = frozenset()
 
     @property
     def n_vocab(self) -> int:

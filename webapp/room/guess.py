@@ -1,15 +1,20 @@
-"""A word a student types, as exactly one token of the model's vocabulary, or why it is not one.
+"""What a student may guess: a token of text, typed as a word or picked from the ballot; or why not.
 
 The class votes on the next token, so a guess must be one token. A word-level model knows a
 word or reads it as <unk>; a byte-level BPE model usually has a word with the space before it
 as one token (' Paris'), so the word is tried with a leading space first.
 
     'Darcy' -> 412;  'Mr.' -> GuessRefused("'Mr.' is 2 tokens for this model: 'Mr' + '.' ...")
+
+No guess is <unk> (it stands for every word the vocabulary lacks, not for one) or a special token
+(<|endoftext|>, <|im_start|>: markers, not text): the ballot does not offer them, and a typed word
+or a posted id that is one is refused.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 
 from ..inference import LanguageModel
 from ..inference.errors import N_, InferenceError
@@ -31,6 +36,28 @@ def typed_word(text: str) -> str:
     return "".join(c for c in " ".join(text.split()) if unicodedata.category(c)[0] != "C")
 
 
+def not_guesses(model: LanguageModel) -> frozenset[int]:
+    """The ids no guess may be: <unk> and the tokenizer's special tokens."""
+    tokenizer = model.tokenizer
+    unk = () if tokenizer.unk_id is None else (tokenizer.unk_id,)
+    return frozenset((*unk, *tokenizer.special_ids))
+
+
+def guessable(model: LanguageModel, ids: Iterable[int]) -> list[int]:
+    """The ids, in their order, that a guess may be: [0, 17, 3] -> [17, 3] for a model whose <unk> is 0."""
+    left_out = not_guesses(model)
+    return [i for i in ids if i not in left_out]
+
+
+def check_guess(model: LanguageModel, token: int) -> int:
+    """The token id a student sent from the ballot, if a guess may be it; else GuessRefused."""
+    if token in not_guesses(model):
+        raise GuessRefused(N_("'%(token)s' is not a token to vote for: <unk> and the model's special tokens are not "
+                              "text. Pick one of the tokens offered, or type a word."),
+                           token=model.tokenizer.vocab[token])
+    return token
+
+
 def guess_token(model: LanguageModel, text: str) -> int:
     """The id of the one token that text is, else GuessRefused with the reason."""
     word = typed_word(text)
@@ -43,7 +70,7 @@ def guess_token(model: LanguageModel, text: str) -> int:
     for candidate in tries:
         tokens = tokenizer.encode(candidate)
         if len(tokens) == 1 and not tokens[0].unk:
-            return tokens[0].id
+            return check_guess(model, tokens[0].id)  # a special token written out is one token, and no guess
     tokens = tokenizer.encode(tries[0])
     if len(tokens) == 1:
         raise GuessRefused(N_("'%(word)s' is not in the vocabulary of %(model)s: it would be read as <unk>, which the "

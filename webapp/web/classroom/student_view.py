@@ -4,24 +4,32 @@ A student's screen is the teacher's (the stages' panels) with, above it, a line 
 the step, the ballot while a vote is open (the model's top tokens in alphabetical order, so that the
 list does not give the ranking away, and a field for a typed word), and their own part: the vote
 they cast on the open step and their guesses on the revealed ones. The join form is here too.
+
+While the step on the teacher's screen hides its pick, the panels show it hidden, as the teacher's
+do, and every link and form of a student's screen carries the text before that step (links_for_class):
+the pick is in nothing a student receives until Reveal.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from flask import url_for
 from markupsafe import Markup
 
 from ...inference import LanguageModel
 from ...room import codes
+from ...room.guess import guessable
 from ...room.store import Room
 from ...room.votes import Guess
 from ..i18n.labels import token_labels
 from ..i18n.translations import lang_param
+from ..i18n.translations import template_gettext as _
 from ..stages.screen import Screen
 from ..url.links import public_url
+from ..url.state import State
 
 N_BALLOT = 8  # top tokens offered on the ballot
 N_GUESSES = 8  # a student's latest guesses listed
@@ -34,6 +42,35 @@ def round_status(room: Room) -> str:
     '3-open'
     """
     return f"{room.round}-{'open' if room.round_open else 'closed'}"
+
+
+def links_for_class(state: State) -> State:
+    """The state a student's links and forms carry: the teacher's; while the step on screen hides its pick, the text
+    before that step, shown revealed as the class last saw it, with an r of the class's own for a Step of theirs
+    (the seeded r would take the same pick again).
+
+    ids=(4, 2, 9), predict, 9 hidden -> ids=(4, 2), predict, reveal, r=class_r; revealed, or no predict: the state.
+    """
+    if not state.predict or state.revealed or state.on_screen is None:
+        return state
+    before = state.truncated(state.on_screen)
+    r = class_r(state.settings.seed, state.on_screen)
+    return replace(before, revealed=bool(before.ids), next_r=r, near=None)  # `near` may point past the shorter text
+
+
+def class_r(seed: int, step: int) -> float:
+    """An r in [0, 1) of four digits for step i, the same on every server (a page and its poll agree), drawn apart
+    from the seeded r of the step (default_rng([seed, i])), which picked the teacher's token.
+
+    >>> class_r(7, 2) == class_r(7, 2) != class_r(7, 3)
+    True
+    """
+    return random.Random(f"class room {seed} {step}").randrange(10_000) / 10_000
+
+
+def screen_for_class(screen: Screen) -> Screen:
+    """The teacher's screen as students get it: the same panels, the links of links_for_class."""
+    return replace(screen, links=links_for_class(screen.state))
 
 
 @dataclass(frozen=True)
@@ -71,7 +108,7 @@ def status(room: Room, screen: Screen) -> RoomStatus:
     return RoomStatus(
         display_code=codes.display_code(room.code),
         step=screen.on_screen + 1 if screen.taken else None,
-        explore_url=public_url(screen.state),
+        explore_url=public_url(screen.links),
         follow_url=url_for("room.follow", code=room.code),
     )
 
@@ -80,15 +117,22 @@ def status(room: Room, screen: Screen) -> RoomStatus:
 class BallotToken:
     id: int
     label: Markup
+    chosen: bool = False  # the student's vote on this step
 
 
 @dataclass(frozen=True)
 class Ballot:
-    """The ballot: the tokens offered and the field for a word while a vote is open; else a note, or nothing."""
+    """The ballot: the tokens offered and the field for a word while a vote is open; else a note.
+
+    The class's ballot is the same for every student (kept with the screen); each student's page marks their
+    own vote on it (with_choice).
+    """
 
     open: bool
     waiting: bool  # class votes are on but no vote is open: the teacher's next Step starts one
+    votes_off: bool  # class votes are off: the note says where the guesses will come
     vote_url: str
+    room_url: str  # the student's screen, where a refusal without JavaScript leads back to
     round: int
     tokens: tuple[BallotToken, ...]  # in alphabetical order
 
@@ -98,18 +142,29 @@ def ballot(room: Room, screen: Screen) -> Ballot:
     return Ballot(
         open=room.round_open,
         waiting=room.votes_on and not room.round_open,
+        votes_off=not room.votes_on and not room.round_open,
         vote_url=url_for("room.vote", code=room.code),
+        room_url=url_for("room.follow", code=room.code),
         round=room.round,
         tokens=tuple(BallotToken(id=i, label=labels[i]) for i in ballot_tokens(screen)) if room.round_open else (),
     )
 
 
+def with_choice(ballot: Ballot, token: int | None) -> Ballot:
+    """The ballot with the student's vote marked (none: as it is)."""
+    if token is None:
+        return ballot
+    return replace(ballot, tokens=tuple(replace(t, chosen=t.id == token) for t in ballot.tokens))
+
+
 def ballot_tokens(screen: Screen) -> list[int]:
-    """The ballot's top tokens, in alphabetical order so that the list does not give the ranking away.
+    """The ballot's top tokens that a guess may be (no <unk>, no special token: room/guess.py), in alphabetical
+    order so that the list does not give the ranking away.
 
     Ties in letters (case aside) go by id: 'The' (id 7) before 'the' (id 12).
     """
-    ids = [row.id for row in screen.result.rows[:N_BALLOT]]
+    top = screen.result.rows[: screen.result.n_top]  # not the rows added under them for the pick (Screen)
+    ids = guessable(screen.model, (row.id for row in top))[:N_BALLOT]
     labels = screen.labels
     return sorted(ids, key=lambda i: (labels[i].lower(), i))
 
@@ -119,14 +174,23 @@ class MyVote:
     """The line that says the student's vote on the open step."""
 
     token: Markup | None  # the token voted for; None if no vote (or none open)
+    token_id: int | None  # its id: room.js marks its button on the ballot after a vote sent with htmx
     not_yet: bool  # a vote is open and the student has not voted
 
 
 def my_vote(room: Room, token: int | None, model: LanguageModel) -> MyVote:
     return MyVote(
         token=None if token is None else token_labels(model)[token],
+        token_id=token,
         not_yet=token is None and room.round_open,
     )
+
+
+def refused_vote_lead(kept: Markup | None) -> Markup:
+    """A refused vote's first words, in place of the stepper's "Not changed:": what became of the student's vote."""
+    if kept is None:
+        return _("Your vote was not counted:")
+    return _("Your vote stays '%(token)s':", token=kept)
 
 
 @dataclass(frozen=True)
@@ -148,7 +212,6 @@ class StudentRecord:
     n_guesses: int
     n_hits: int
     guesses: tuple[GuessLine, ...]  # the latest N_GUESSES, newest first
-    explains_votes: bool  # no guesses yet and no vote open: say where the guesses will come
 
 
 def record(
@@ -166,7 +229,6 @@ def record(
         n_guesses=len(guesses),
         n_hits=sum(g.hit for g in guesses),
         guesses=tuple(latest),
-        explains_votes=not guesses and not room.round_open,
     )
 
 

@@ -17,17 +17,20 @@ from __future__ import annotations
 from dataclasses import replace
 
 from flask import abort, current_app, redirect, render_template, request, url_for
-from werkzeug.exceptions import TooManyRequests
+from markupsafe import Markup
+from werkzeug.exceptions import HTTPException, TooManyRequests
 
-from ...inference.errors import N_
+from ...inference.errors import N_, InferenceError
 from ...room import codes
-from ...room.guess import guess_token
+from ...room.guess import check_guess, guess_token
 from ...room.store import Room, Vote
 from ..classroom import room_access as access
 from ..classroom import room_support as rs
 from ..classroom import student_view
+from ..i18n.labels import token_labels
 from ..i18n.translations import gettext as _
 from ..i18n.translations import lang_param
+from ..serving.error_pages import refuse_with_lead
 from ..serving.htmx import is_htmx
 from ..serving.policy import Work, costs
 from ..stages.page import screen_context
@@ -107,11 +110,15 @@ def student_record(room: Room, student: str) -> student_view.StudentRecord:
 
 def follow_context(room: Room) -> dict:
     """The teacher's screen in the student's language, with the line above it and the ballot: built once per
-    version and language in each process, for every student's page and poll (rs.student_screen)."""
+    version and language in each process, for every student's page and poll (rs.student_screen).
+
+    While its step hides the pick, its links and forms carry the text before that step, with an r of the class's
+    own for a Step of theirs (student_view.links_for_class): nothing a student receives names the pick.
+    """
 
     def build() -> dict:
         state = replace(rs.state_of(room), lang=lang_param())  # the student's language, not the teacher's
-        screen = build_screen(models(), state)
+        screen = student_view.screen_for_class(build_screen(models(), state))
         return {
             **screen_context(screen),
             "status": student_view.status(room, screen),
@@ -131,12 +138,13 @@ def follow(code: str):
     student = rs.student_id(room)
     if student is None:
         return redirect(url_for(".join_form", code=code), code=303)
+    context, record = follow_context(room), student_record(room, student)
     return render_template(
         "room/follow.html",
         animate=False,
-        **follow_context(room),
+        **context | {"ballot": student_view.with_choice(context["ballot"], record.vote.token_id)},
         student_page=student_view.page(room),
-        record=student_record(room, student),
+        record=record,
     )
 
 
@@ -174,33 +182,56 @@ MAX_ROUND_DIGITS = 9  # a round number: a class takes far fewer steps; the store
 @bp.post("/room/<code>/vote")
 @costs(Work.NONE)
 def vote(code: str):
-    """A student's guess at the next token; a second one on the same step replaces the first."""
+    """A student's guess at the next token; a second one on the same step replaces the first.
+
+    A refusal says what became of the student's vote: none counted, or the one before still standing (not the
+    stepper's "Not changed:"); with htmx, the line that says the vote comes back and the refusal shown before goes.
+    """
     rs.check_origin()
+    refuse_with_lead(student_view.refused_vote_lead(None))
     student = signed_student(code, _("join the room first: only students in the room can vote."))
     room = rs.find_room(code)  # and the store checks that the student is in the room
+    try:
+        token = cast_vote(room, student)
+    except (InferenceError, HTTPException):
+        refuse_with_lead(vote_kept(room, student))
+        raise
+    if is_htmx():  # the line that says the vote; the rest of the student's part has not changed
+        return render_template("room/_my_vote.html", vote=student_view.my_vote(room, token, rs.room_model(room)),
+                               clears_error=True)
+    return redirect(url_for(".follow", code=code), code=303)
+
+
+def cast_vote(room: Room, student: str) -> int:
+    """Count the student's guess on the open round; the token voted for, or the refusal."""
     round_text = request.form.get("round", "")
     if not (round_text.isascii() and round_text.isdigit()) or len(round_text) > MAX_ROUND_DIGITS:
         raise InvalidInput(N_("the vote must say which step it is for"))
     token = read_guess(room)
-    outcome = rs.store().vote(code, int(round_text), student, token)  # only while that round is open
+    outcome = rs.store().vote(room.code, int(round_text), student, token)  # only while that round is open
     if outcome is Vote.CLOSED:
         abort(409, description=_("voting on that step has closed: the teacher has revealed it or moved on."))
     if outcome is Vote.NOT_JOINED:
         abort(403, description=_("join the room first: only students in the room can vote."))
     if outcome is Vote.TOO_MANY:
         abort(429, description=_("you have changed your vote on this step too often; it stays as it is."))
-    if is_htmx():  # the line that says the vote; the rest of the student's part has not changed
-        return render_template("room/_my_vote.html", vote=student_view.my_vote(room, token, rs.room_model(room)))
-    return redirect(url_for(".follow", code=code), code=303)
+    return token
+
+
+def vote_kept(room: Room, student: str) -> Markup:
+    """A refusal's first words: the student's vote on the open round stands as it was, or none was counted."""
+    kept = rs.store().votes_of(room.code, student).get(room.round) if room.round_open else None
+    return student_view.refused_vote_lead(None if kept is None else token_labels(rs.room_model(room))[kept])
 
 
 def read_guess(room: Room) -> int:
-    """The token voted for: a token id from the ballot, or the one token a typed word is."""
+    """The token voted for: a token id from the ballot, or the one token a typed word is (never <unk> or a special
+    token: room/guess.py)."""
     model = rs.room_model(room)
     token = request.form.get("token", "").strip()
     if token:
         if not (token.isascii() and token.isdigit()) or len(token) > 9:
             raise InvalidInput(N_("token must be a token id, not %(value)s"), value=repr(token[:20]))
         model.tokenizer.check_ids([int(token)])
-        return int(token)
+        return check_guess(model, int(token))
     return guess_token(model, request.form.get("text", ""))

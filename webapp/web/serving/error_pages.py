@@ -6,7 +6,8 @@ once per outage by the store's breaker (webapp/room/breaker.py), not once per re
 
 from __future__ import annotations
 
-from flask import Flask, render_template, request
+from flask import Flask, g, render_template, request
+from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from ...inference import InferenceError
@@ -45,15 +46,22 @@ def wants_json(path: str) -> bool:
     return path.startswith("/api/") or (path.startswith("/room/") and path.endswith(".json"))
 
 
+def refuse_with_lead(lead: Markup) -> None:
+    """Open this request's refusal with `lead` instead of the words for a screen ("Not changed:", "Could not show
+    this screen:"): a vote's says what became of the vote ("Your vote was not counted:")."""
+    g.refusal_lead = lead
+
+
 def error_response(message: str, status: int, headers: dict | None = None):
     headers = dict(headers or {})
     message = brief(message)
     if wants_json(request.path):
         return {"error": message}, status, headers
+    lead = g.get("refusal_lead")
     if request.headers.get("HX-Request") == "true":
         headers |= {"HX-Retarget": "#error", "HX-Reswap": "innerHTML"}
-        return render_template("panels/_error_message.html", message=message), status, headers
-    return render_template("error.html", message=message, back=sent_from()), status, headers
+        return render_template("panels/_error_message.html", message=message, lead=lead), status, headers
+    return render_template("error.html", message=message, back=sent_from(), lead=lead), status, headers
 
 
 def sent_from() -> str | None:

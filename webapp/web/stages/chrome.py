@@ -64,7 +64,7 @@ def present_page(screen: Screen) -> PageView:
         present=state.present,
         step=screen.result.step,
         prompt=state.prompt,
-        back=state.url(path_for("stepper.show")),
+        back=screen.links.url(path_for("stepper.show")),
     )
 
 

@@ -81,6 +81,7 @@ class TokenButton:
     """One generated token in the text: a button that shows its step again (at=index)."""
 
     index: int
+    button: bool  # False for a token the screen's links leave out (a student's hidden pick): shown, not a button
     space_before: str  # a word's spaces and line breaks, before the button
     space_after: str  # the line break or spaces of a piece with no word, after its mark
     css_class: str  # 'gen', with 'surprise-3', 'gen-shown', 'gen-new', 'gen-forced' or 'gen-typed'
@@ -131,7 +132,7 @@ class TextPanel:
 
 def present(screen: Screen) -> TextPanel:
     """The text panel of the screen."""
-    state = screen.state
+    state, links = screen.state, screen.links
     surprise = _text_surprise(screen)
     shown_pieces = pieces(screen)
     return TextPanel(
@@ -140,8 +141,8 @@ def present(screen: Screen) -> TextPanel:
         revisitable=len(state.ids) > 1,
         before_first=not screen.taken,
         surprise_on=state.surprise,
-        surprise_toggle=state.url(path_for("stepper.show"), surprise=None if state.surprise else "1"),
-        fields=tuple(state.fields("at")),
+        surprise_toggle=links.url(path_for("stepper.show"), surprise=None if links.surprise else "1"),
+        fields=tuple(links.fields("at")),
         prompt=state.prompt,
         buttons=_buttons(screen, shown_pieces, surprise),
         surprise=_surprise_table(surprise) if surprise else None,
@@ -194,10 +195,11 @@ def _buttons(screen: Screen, shown: tuple[Piece, ...], surprise: TextSurprise | 
     """The text's buttons, one per generated token; the one on screen is '?' while its pick is hidden."""
     levels = [surprise_level(t.surprise) for t in surprise.tokens] if surprise else [None] * len(shown)
     hidden_at = screen.on_screen if screen.hidden else None
-    last = len(shown) - 1
+    last, reachable = len(shown) - 1, len(screen.links.ids)
     return tuple(
         TokenButton(
             index=i,
+            button=i < reachable,
             space_before=piece.space if piece.word else "",
             space_after="" if piece.word else piece.space,
             css_class=button_class(piece, level, on_screen=i == screen.on_screen, new=i == last),

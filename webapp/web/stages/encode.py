@@ -44,7 +44,7 @@ class GeneratedChip:
     """One generated token: its text and id, or '?' while predict-then-reveal hides the pick."""
 
     css_class: str  # 'chip chip-generated', with 'chip-new' (the last) and 'chip-outside' (before the window)
-    title: Markup  # 'generated, token id 42'
+    title: Markup  # 'generated, token id 42'; 'Hidden until Reveal.' for the hidden pick
     hidden: bool  # the pick on screen, not revealed yet: the chip shows '?' and no id
     label: Markup
     id: int
@@ -131,10 +131,11 @@ def _generated_chips(screen: Screen) -> tuple[GeneratedChip, ...]:
     n_prompt, window_start = len(screen.result.prompt_tokens), screen.result.window_start
     title = filler(_("generated, token id %(id)s", id=SLOT))
     hidden_at = screen.on_screen if screen.hidden else None
+    hidden_title = _("Hidden until Reveal.")  # its id would name the pick
     return tuple(
         GeneratedChip(
             css_class=chip_class("chip chip-generated", new=j == len(ids) - 1, outside=n_prompt + j < window_start),
-            title=title(i),
+            title=hidden_title if j == hidden_at else title(i),
             hidden=j == hidden_at,
             label=labels[i],
             id=i,

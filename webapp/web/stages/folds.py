@@ -108,12 +108,11 @@ class FoldView:
 
 def fold_view(screen: Screen, name: str, css_class: str, summary: Markup) -> FoldView:
     """The fold called name on this screen: 'worked-logits' -> FoldView(href='/fold/worked-logits?prompt=...')."""
-    state = screen.state
     return FoldView(
         name=name,
         css_class=css_class,
         summary=summary,
         sent=screen.sends(css_class),
-        open=state.guide,
-        href=f"{url_for('stepper.fold', name=name)}?{state.query_string()}",
+        open=screen.state.guide,
+        href=f"{url_for('stepper.fold', name=name)}?{screen.links.query_string()}",
     )

@@ -155,7 +155,7 @@ class InsidePanel:
 def present(screen: Screen) -> InsidePanel:
     """The panel on this screen: closed, the link that opens it; open, what the step's forward pass computed."""
     form = panel_form(screen)
-    link = state_links(screen.state)
+    link = state_links(screen.links)
     if form not in OPEN_FORMS:
         return InsidePanel(form=form, open_href=link("stepper.show", inside=1) if form == "closed" else None)
     numbers = build_numbers(screen.model, screen.result, screen.state)
@@ -209,7 +209,7 @@ def _layers(screen: Screen, numbers: InsideNumbers) -> Layers:
         n_head=v.n_head,
         positions_cut=bool(numbers.n_hidden_positions),
         n_positions=len(numbers.positions),
-        fields=tuple(screen.state.fields()),
+        fields=tuple(screen.links.fields()),
     )
 
 

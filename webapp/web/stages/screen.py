@@ -25,11 +25,20 @@ class Screen:
     Once a token has been generated, the screen shows the step that picked the last one
     (so Step shows the pick it just made), or the step `at` names; before any, the coming
     step, with no r drawn yet.
+
+    `links` is the state its links and forms carry: `state` itself, but on a student's screen while
+    the step on it hides its pick, the text before that step (classroom/student_view.py, links_for_class),
+    so that no address, hidden field or form a student receives holds the pick.
     """
 
     state: State
     model: LanguageModel
     result: StepResult
+    links: State | None = None  # None: `state`
+
+    def __post_init__(self):
+        if self.links is None:
+            object.__setattr__(self, "links", self.state)
 
     # The table's rows ask these again and again (a Step, about 300 times): each is computed once.
     @cached_property
