@@ -26,7 +26,42 @@
     var url = history.path;
     history.type = "replace";
     history.path = window.location.pathname + window.location.search;
-    htmx.ajax("POST", m.dataset.roomPublish, { source: m, swap: "none", values: { url: url, action: action } });
+    // The page's own flags go too: the panel that comes back keeps presenter mode and the join screen.
+    var page = new URLSearchParams(window.location.search);
+    htmx.ajax("POST", m.dataset.roomPublish, { source: m, swap: "none", values: {
+      url: url, action: action, present: page.get("present") || "", join: page.get("join") || "" } });
+  });
+
+  // The teacher: put the join screen away ("Start the lesson") or bring it back ("Show how to join") without a
+  // reload. The address keeps join=1 while it is up, as the links do without JavaScript, and so do the links and
+  // the settings form that keep it (the presenter-mode link, the form's join field).
+  function setJoinParam(href, shown) {
+    var url = new URL(href, window.location.href);
+    if (shown) url.searchParams.set("join", "1");
+    else url.searchParams.delete("join");
+    return url.pathname + url.search;
+  }
+
+  function showJoin(panel, shown) {
+    panel.classList.toggle("joining", shown);
+    window.history.replaceState(window.history.state, "", setJoinParam(window.location.href, shown));
+    var presenter = document.getElementById("presenter-link");
+    if (presenter) presenter.setAttribute("href", setJoinParam(presenter.getAttribute("href"), shown));
+    panel.querySelectorAll('.room-settings input[name="join"]').forEach(function (input) {
+      input.value = shown ? "1" : "0";
+    });
+    var next = shown ? document.getElementById("join-hide") : document.querySelector('#controls [data-control="step"]');
+    if (next) next.focus();
+  }
+
+  document.addEventListener("click", function (event) {
+    var m = main();
+    var link = event.target.closest && event.target.closest("#join-hide, #join-show");
+    if (!m || m.dataset.roomRole !== "teacher" || !link) return;
+    var panel = document.getElementById("room-panel");
+    if (!panel) return;
+    event.preventDefault();
+    showJoin(panel, link.id === "join-show");
   });
 
   // The same round still open: the student's ballot (their choice marked, a word being typed) stays as it is.

@@ -117,7 +117,7 @@ def test_the_teacher_s_page_starts_a_room_with_htmx_and_shows_a_refusal_in_its_e
     assert "Set-Cookie" not in refused.headers
     started_ = usual.test_client().post("/room", data={"from": SURPRISED}, headers={**ORIGIN, **HTMX})
     assert started_.status_code == 204, "htmx goes to the teacher's page itself"
-    assert re.fullmatch(r"/room/[A-Z0-9]{8}/teach", started_.headers["HX-Redirect"])
+    assert re.fullmatch(r"/room/[A-Z0-9]{8}/teach\?join=1", started_.headers["HX-Redirect"])  # on its join screen
     assert "tbt_teacher=" in started_.headers["Set-Cookie"]
 
 

@@ -130,7 +130,7 @@ def test_the_panel_says_how_a_vote_begins_only_before_the_first(votes_on, round_
     assert panel_view.shows_step_hint(room(votes_on=votes_on, round_open=round_open), lesson) is hint
 
 
-def panel(model, presenting=None, results=(), **fields) -> panel_view.RoomPanel:
+def panel(model, presenting=None, results=(), joining=False, **fields) -> panel_view.RoomPanel:
     return panel_view.present(
         room(**fields),
         attendance=Attendance(3, None),
@@ -138,6 +138,7 @@ def panel(model, presenting=None, results=(), **fields) -> panel_view.RoomPanel:
         board=None,
         model=model,
         presenting=presenting,
+        joining=joining,
     )
 
 
@@ -148,6 +149,33 @@ def test_the_presenter_link_leads_to_the_other_mode_and_the_panel_sent_alone_has
     assert (leaving.presenter_url, leaving.present) == (f"/room/{CODE}/teach", True)
     alone = panel(model)
     assert (alone.presenter_url, alone.present) == (None, False)
+
+
+def test_the_join_screen_s_links_keep_presenter_mode_and_the_presenter_link_keeps_the_join_screen(request_in, model):
+    request_in()
+    shown = panel(model, presenting=True, joining=True)
+    assert (shown.joining, shown.presenter_url) == (True, f"/room/{CODE}/teach?join=1")
+    assert shown.join_url_shown == f"/room/{CODE}/teach?present=1&join=1"
+    assert shown.join_url_hidden == f"/room/{CODE}/teach?present=1"
+    assert panel(model, presenting=False).presenter_url == f"/room/{CODE}/teach?present=1"
+
+
+@pytest.mark.parametrize(
+    ("params", "round_open", "in_front"),
+    [
+        ({"ids": "4,9,7"}, False, True),  # the voted step (the third) on screen, revealed
+        ({"ids": "4,9,7,8", "at": "2"}, False, True),  # a later step's screen showing it again
+        ({"ids": "4,9"}, False, False),  # Back: another step
+        ({"ids": "4,9,7", "predict": "1"}, False, False),  # its pick hidden again
+        ({"ids": "4,9,7"}, True, False),  # the next vote open
+    ],
+)
+def test_the_results_come_to_the_front_only_on_their_step_revealed_with_no_vote_open(app, params, round_open, in_front):
+    models = app.extensions["models"]
+    screen = parse_state({**BASE, **params}, models, app.config["DEFAULT_MODEL"])
+    shown = panel_view.shows_results_on_screen(room(round_open=round_open), Lesson([result()]), screen)
+    assert shown is in_front
+    assert panel_view.shows_results_on_screen(room(), Lesson([]), screen) is False
 
 
 def test_the_panel_reads_the_code_aloud_and_prints_the_join_address_without_its_query(request_in, model):

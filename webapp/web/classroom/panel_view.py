@@ -5,13 +5,18 @@ join by, how many students are in and how many have voted on the open step (a li
 refreshes every second), the buttons that turn class votes and the leaderboard on or off, the link in
 and out of presenter mode, and, once a vote has been revealed, its results (results_view.py).
 
-The panel also comes alone, without the page around it (after each change the teacher's page sends,
-and from /room/CODE/panel): it then has no presenter-mode link, as it has no screen to read it from.
+The join screen is the same code, QR code and address made large for the back row, with what to do when
+phones cannot open the address (the server on 127.0.0.1: url/share.py's reach). A room opens on it; the
+teacher puts it away to start the lesson and brings it back for latecomers. Whether it is up travels in
+the teacher's page's address (join=1), beside presenter mode (present=1): the links and the settings form
+keep both, and so does the panel the page gets back after each change it sends (room.js sends them).
+From /room/CODE/panel the panel comes without either, and without the presenter-mode link.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from flask import url_for
 
@@ -20,6 +25,8 @@ from ...room import codes
 from ...room.store import Room
 from ...room.votes import Place
 from ..i18n.filters import thousands
+from ..url.share import reach
+from ..url.state import State
 from . import results_view
 from .results_view import RoundResults
 from .room_support import Attendance, Lesson, join_url
@@ -52,8 +59,15 @@ class RoomPanel:
     leaderboard: bool
     present: bool  # the teacher's page is in presenter mode: the settings form keeps it
     presenter_url: str | None  # the link into or out of presenter mode; None in the panel sent alone
+    joining: bool  # the join screen is up: the settings form and the presenter-mode link keep it
+    join_url_shown: str  # this page with the join screen up ('Show how to join')
+    join_url_hidden: str  # this page without it ('Start the lesson')
+    loopback: bool  # phones cannot open join_url (the server is on 127.0.0.1): the join screen says what to do
+    command_words: tuple[str, ...]  # the command that serves the room's network, word by word
+    lan_address: str | None  # what students type once it does: 'http://192.168.1.20:8000/join'; None without a network
     step_hint: bool  # class votes are on and no vote has begun yet: the panel says how one begins
     results: RoundResults | None  # the last revealed round
+    results_on_screen: bool  # ... and the screen shows its step revealed: presenter mode puts them in front
 
 
 def present(
@@ -64,10 +78,14 @@ def present(
     board: list[Place] | None,
     model: LanguageModel,
     presenting: bool | None = None,
+    joining: bool = False,
+    on_screen: State | None = None,
 ) -> RoomPanel:
-    """The room panel; `presenting` is whether the teacher's page is in presenter mode, None for the panel alone."""
+    """The room panel; `presenting` is whether the teacher's page is in presenter mode, None for the panel alone;
+    `joining` whether its join screen is up; `on_screen` the teacher's screen as the room stores it."""
     last = lesson.last
     url = join_url(room.code)
+    who = reach()
     return RoomPanel(
         display_code=codes.display_code(room.code),
         join_url=url,
@@ -79,9 +97,16 @@ def present(
         votes_on=room.votes_on,
         leaderboard=room.leaderboard,
         present=bool(presenting),
-        presenter_url=None if presenting is None else presenter_url(room, presenting),
+        presenter_url=None if presenting is None else presenter_url(room, presenting, joining),
+        joining=joining,
+        join_url_shown=teach_url(room, bool(presenting), joining=True),
+        join_url_hidden=teach_url(room, bool(presenting), joining=False),
+        loopback=who.loopback,
+        command_words=tuple(who.command.split()),
+        lan_address=who.address.rstrip("/") + urlsplit(url).path if who.address else None,
         step_hint=shows_step_hint(room, lesson),
         results=results_view.present(last, running=lesson.running, board=board, model=model) if last else None,
+        results_on_screen=shows_results_on_screen(room, lesson, on_screen),
     )
 
 
@@ -98,11 +123,25 @@ def live(room: Room, attendance: Attendance) -> LiveCounts:
     )
 
 
-def presenter_url(room: Room, presenting: bool) -> str:
-    """The teacher's page in the other mode: out of presenter mode when in it, into it when not."""
-    return url_for("room.teach", code=room.code, present=None if presenting else "1")
+def teach_url(room: Room, presenting: bool, joining: bool) -> str:
+    """The teacher's page: '/room/K7QM3XPA/teach?present=1&join=1' in presenter mode with the join screen up."""
+    return url_for("room.teach", code=room.code, present="1" if presenting else None, join="1" if joining else None)
+
+
+def presenter_url(room: Room, presenting: bool, joining: bool = False) -> str:
+    """The teacher's page in the other mode: out of presenter mode when in it, into it when not; the join screen
+    stays as it is."""
+    return teach_url(room, not presenting, joining)
 
 
 def shows_step_hint(room: Room, lesson: Lesson) -> bool:
     """Whether the panel says how a vote begins: class votes on, no vote open, none revealed yet."""
     return room.votes_on and not room.round_open and lesson.last is None
+
+
+def shows_results_on_screen(room: Room, lesson: Lesson, screen: State | None) -> bool:
+    """Whether the screen shows the step of the last revealed vote, revealed, with no vote open (after Reveal)."""
+    last = lesson.last
+    if last is None or screen is None or room.round_open:
+        return False
+    return screen.on_screen == last.step and not screen.pick_hidden

@@ -55,7 +55,8 @@ def start():
     if not access.take(access.starts()):
         abort(429, description=_("too many rooms have been started from this network in the last hour; "
                                  "wait a few minutes, or go on in a room already open."))
-    state = rs.state_from_url(request.form.get("from", "/"))
+    posted = request.form.get("from", "/")
+    state = rs.state_from_url(posted)
     now = rs.now()
     try:
         for _attempt in range(MAX_ATTEMPTS):
@@ -77,7 +78,9 @@ def start():
         access.take(access.starts(), -1)
         abort(503, description=_("the server has as many open rooms as it allows; try again later."))
     rs.store().purge(now)
-    target = url_for(".teach", code=room.code, lang=state.lang)
+    # The teacher's page opens on the join screen, in presenter mode if the screen it started from was in it.
+    presenting = rs.read_url(posted)[0].present
+    target = url_for(".teach", code=room.code, lang=state.lang, present="1" if presenting else None, join="1")
     response = current_app.make_response(("", 204, {"HX-Redirect": target})) if is_htmx() else redirect(target, 303)
     response.set_cookie(
         rs.TEACHER_COOKIE,
@@ -94,7 +97,10 @@ def start():
 @bp.get("/room/<code>/teach")
 @costs(Work.SCREEN, state=rs.stored_state)
 def teach(code: str):
-    """The teacher's screen: the stepper, as the room last stored it, and the room panel."""
+    """The teacher's screen: the stepper, as the room last stored it, and the room panel.
+
+    present=1 is presenter mode; join=1 puts up the join screen (the code, the QR code and the address, large).
+    """
     room = rs.teacher_room(code)
     state = replace(rs.state_of(room), present=request.args.get("present") == "1")
     screen = build_screen(models(), state)
@@ -102,20 +108,24 @@ def teach(code: str):
         "room/teach.html",
         **screen_context(screen),
         animate=False,
-        room_panel=room_panel(room, presenting=state.present),
+        room_panel=room_panel(room, presenting=state.present, joining=request.args.get("join") == "1"),
     )
 
 
-def room_panel(room: Room, presenting: bool | None = None) -> panel_view.RoomPanel:
-    """The teacher's room panel, from what the store holds now; `presenting` as panel_view.present takes it."""
+def room_panel(room: Room, presenting: bool | None = None, joining: bool = False) -> panel_view.RoomPanel:
+    """The teacher's room panel, from what the store holds now; `presenting` and `joining` as panel_view.present
+    takes them."""
     lesson = rs.lesson(room)
+    state = rs.state_of(room)
     return panel_view.present(
         room,
         attendance=rs.attendance(room),
         lesson=lesson,
         board=rs.board(room, lesson),
-        model=rs.model_of(rs.state_of(room)),
+        model=rs.model_of(state),
         presenting=presenting,
+        joining=joining,
+        on_screen=state,
     )
 
 
@@ -145,7 +155,9 @@ def publish(code: str):
     state = rs.state_from_url(request.form.get("url", ""))
     action = request.form.get("action", "show")
     room = apply(room, state, action if action in ACTIONS else "show")
-    return render_template("room/_panel.html", oob=True, panel=room_panel(room))
+    # The page's own flags (room.js sends its address's present and join): the panel's links keep them.
+    page = {"presenting": request.form.get("present") == "1", "joining": request.form.get("join") == "1"}
+    return render_template("room/_panel.html", oob=True, panel=room_panel(room, **page))
 
 
 @bp.post("/room/<code>/settings")
@@ -165,7 +177,8 @@ def settings(code: str):
     if "votes_on" in changes:
         state = votes_turned(state, changes["votes_on"], room.round_open)
     apply(room, state, "show", **changes)
-    target = url_for(".teach", code=code, present="1" if request.form.get("present") == "1" else None)
+    target = url_for(".teach", code=code, present="1" if request.form.get("present") == "1" else None,
+                     join="1" if request.form.get("join") == "1" else None)
     return redirect(target, code=303)
 
 
