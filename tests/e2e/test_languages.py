@@ -134,6 +134,7 @@ SAME_WORDS = {
         "sampling",
         "embedding",
         "attention",
+        "bit",  # "7,08 Bit": German's unit of information
     },
     "fr": {
         "plus",
@@ -161,6 +162,8 @@ SAME_WORDS = {
         "code",
         "table",
         "option",
+        "bit",  # "1 bit", "7,08 bits": French's unit of information
+        "bits",
     },
     "zh": set(),
 }

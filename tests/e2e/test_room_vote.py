@@ -78,6 +78,7 @@ def test_a_student_exploring_during_a_vote_starts_from_the_text_the_class_has_se
     expect(anna.locator(".text-so-far")).not_to_contain_text("?")
     anna.get_by_label("Predict, then reveal").uncheck()
     expect(anna.get_by_label("Predict, then reveal")).not_to_be_checked()
+    anna.wait_for_load_state("networkidle")  # unticking asks for the screen again: its answer lands before Step
     assert ids_in(anna) == revealed, "unticking shows no pick: there is none on this screen"
 
     own_r = query(anna.url)["r"]
