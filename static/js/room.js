@@ -1,8 +1,9 @@
 /* The class room. On the teacher's page, each change of the screen is sent to the room (and the
    address stays on the room's page); on a student's page, the screen follows the teacher's by
-   polling a conditional request (304 while nothing changed) every 0.4 to 0.8 s, stopping when the room
-   has ended, and asking less and less often while the server refuses or fails (a 429, or the room's
-   store not answering: a 503), with the server's message shown meanwhile; on the ordinary
+   polling a conditional request (304 while nothing changed) every 0.4 to 0.8 s, stopping when the
+   lesson has ended (the teacher ended it, or the room expired), and asking less and less often while
+   the server refuses or fails (a 429, or the room's store not answering: a 503), with the server's
+   message shown meanwhile; on the ordinary
    stepper, a student who left the room's screen gets a "Follow the teacher" link back. The words
    shown here come translated from the templates, in data-label-* attributes. */
 (function () {
@@ -114,10 +115,12 @@
     var failures = 0; // polls failed in a row
     var retryAfterMs = 0;
     var showing = null; // the server's error message this script put on the page
+    var ended = /-ended$/.test(round || ""); // the teacher ended the lesson: nothing more will change
 
     // After a failed poll, wait twice as long each time and at least what Retry-After says, spread at
     // random so that a class does not come back in the same second when the server answers again.
     function schedule() {
+      if (ended) return;
       var wait = document.hidden ? HIDDEN_POLL_MS : POLL_MS + (Math.random() * 2 - 1) * JITTER_MS;
       if (failures) {
         var backoff = Math.max(Math.min(MAX_BACKOFF_MS, POLL_MS * Math.pow(2, failures)), retryAfterMs);
@@ -154,6 +157,7 @@
       var newRound = response.headers.get("X-Room-Round") || "";
       return response.text().then(function (html) {
         var sameRound = newRound === round;
+        ended = /-ended$/.test(newRound);
         htmx.swap(m, sameRound && /-open$/.test(newRound) ? withoutBallot(html) : html, { swapStyle: "none" });
         if (!sameRound) {
           var number = parseInt(newRound, 10) || 0;

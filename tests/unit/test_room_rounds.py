@@ -19,6 +19,7 @@ from webapp.room.rounds import (
     next_round,
     picks,
     read_rounds,
+    restart_round,
     step_key,
     step_keys,
 )
@@ -86,6 +87,18 @@ def test_a_round_left_before_its_reveal_is_kept_and_comes_back_with_its_number()
         assert change.revealed is None and not change.round_open and statuses(left) == {1: REVEALED, 2: KEPT}
         back, change = moved(left, hiding(A), "step")
         assert (back.round, back.round_open, back.n_rounds, change.new) == (2, True, 2, False)
+
+
+def test_a_restarted_round_is_the_same_step_under_the_next_number_and_comes_back_as_it() -> None:
+    voting, _ = moved(room(votes_on=True, round=1, n_rounds=1, rounds=f"1:2:revealed:{B}"), hiding(A), "step")
+    change = restart_round(voting)
+    assert (change.round, change.round_open, change.round_key, change.n_rounds, change.new) == (3, True, A, 3, True)
+    restarted = replace(voting, **change.fields())
+    assert statuses(restarted) == {1: REVEALED, 3: OPEN}  # round 2 and its votes are gone
+    left, _ = moved(restarted, Picks(), "reset")
+    back, change = moved(left, hiding(A), "step")  # leaving and coming back finds the restarted round
+    assert (back.round, back.round_open, change.new) == (3, True, False)
+    assert restart_round(left) is None  # nothing open: nothing to restart
 
 
 def test_back_never_opens_a_new_round() -> None:

@@ -123,6 +123,54 @@ def test_vote_changes_are_limited_per_step(store) -> None:
     assert store.votes("ABCDEFGH", room.round) == {"s" * 43: MAX_VOTE_CHANGES}
 
 
+def test_a_removed_student_leaves_the_rounds_not_yet_counted_and_may_join_again(store) -> None:
+    store.create(new_room(), 10)
+    for who in ("a", "b"):
+        store.join("ABCDEFGH", who * 43, who.upper(), 10)
+    room = open_round(store)
+    for who in ("a", "b"):
+        store.vote("ABCDEFGH", room.round, who * 43, 3)
+    counted = store.close_round(room, T0, room.round, lambda votes: json.dumps(votes), round_open=False)
+    second = open_round(store)
+    assert second.round == counted.round + 1
+    for who in ("a", "b"):
+        store.vote("ABCDEFGH", second.round, who * 43, 5)
+
+    assert store.remove("ABCDEFGH", "a" * 43)
+    assert not store.remove("ABCDEFGH", "a" * 43)  # already out
+    assert store.students("ABCDEFGH") == {"b" * 43: "B"}
+    assert store.votes("ABCDEFGH", second.round) == {"b" * 43: 5}  # the open round's tally loses the vote
+    assert store.votes_of("ABCDEFGH", "a" * 43) == {room.round: 3}  # the revealed round stays as counted
+    assert json.loads(store.results("ABCDEFGH")[room.round]) == {"a" * 43: 3, "b" * 43: 3}
+    assert store.vote("ABCDEFGH", second.round, "a" * 43, 5) is Vote.NOT_JOINED
+    assert store.join("ABCDEFGH", "a" * 43, "Anna", 10)  # as anyone may
+    assert store.vote("ABCDEFGH", second.round, "a" * 43, 6) is Vote.COUNTED
+
+
+def test_clearing_a_round_deletes_its_votes_alone(store) -> None:
+    from webapp.room.store import MAX_VOTE_CHANGES
+
+    store.create(new_room(), 10)
+    store.join("ABCDEFGH", "a" * 43, "", 10)
+    first = open_round(store)
+    store.vote("ABCDEFGH", first.round, "a" * 43, 1)
+    second = open_round(store)
+    for n in range(MAX_VOTE_CHANGES + 1):
+        store.vote("ABCDEFGH", second.round, "a" * 43, n)
+    assert store.clear_votes("ABCDEFGH", second.round) == 1
+    assert store.clear_votes("ABCDEFGH", second.round) == 0
+    assert store.votes_of("ABCDEFGH", "a" * 43) == {first.round: 1}
+    # a cleared round starts afresh, its changes too
+    assert store.vote("ABCDEFGH", second.round, "a" * 43, 2) is Vote.COUNTED
+    assert store.vote("ABCDEFGH", second.round, "a" * 43, 4) is Vote.COUNTED
+
+
+def test_the_teachers_flags_are_stored(store) -> None:
+    store.create(new_room(), 10)
+    room = store.update(store.get("ABCDEFGH", T0), T0, tally_shown=True, ended=True)
+    assert store.get("ABCDEFGH", T0) == room and room.tally_shown and room.ended
+
+
 def test_students_per_room_are_bounded(store) -> None:
     store.create(new_room(), 10)
     assert store.join("ABCDEFGH", "a" * 43, "A", 2)

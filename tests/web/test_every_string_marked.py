@@ -25,7 +25,7 @@ NOT_SHOWN = {"script", "style", "head", "textarea", "code", "kbd"}
 TOKENS_AND_TYPED = (
     "tok token chip-text chip-source chip-id prompt-text gen bar-label matrix-label stage-bar kept-ranges w"
 )
-ROOM = "ballot-token nick room-code address"
+ROOM = "ballot-token nick roster-name room-code address"
 # From the Python side (webapp/web): an error's message, a model's description, the rest row's
 # "4,980 cut", the text's marks ("¶ a paragraph break"); the surprise legend's "1–2 bits" is in .gen.
 PYTHON_SIDE = "error-message model-description rest-parts text-marks"

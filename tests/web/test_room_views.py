@@ -130,10 +130,15 @@ def test_the_panel_says_how_a_vote_begins_only_before_the_first(votes_on, round_
     assert panel_view.shows_step_hint(room(votes_on=votes_on, round_open=round_open), lesson) is hint
 
 
+def attending(n_students: int, votes: dict[str, int] | None = None) -> Attendance:
+    """n students with ids 's0', 's1', ... and nicknames 'N0', 'N1', ...; votes by id while a vote is open."""
+    return Attendance({f"s{i}": f"N{i}" for i in range(n_students)}, votes)
+
+
 def panel(model, presenting=None, results=(), joining=False, **fields) -> panel_view.RoomPanel:
     return panel_view.present(
         room(**fields),
-        attendance=Attendance(3, None),
+        attendance=attending(3),
         lesson=Lesson(list(results)),
         board=None,
         model=model,
@@ -189,11 +194,45 @@ def test_the_panel_reads_the_code_aloud_and_prints_the_join_address_without_its_
 
 def test_the_counts_name_votes_only_while_a_vote_is_open_grouped_as_the_locale_groups(request_in, model):
     request_in("de")
-    open_vote = panel_view.live(room(round_open=True), Attendance(4871, 1234))
+    open_vote = panel_view.live(room(round_open=True), attending(4871, {f"s{i}": 5 for i in range(1234)}), model)
     assert (open_vote.students, open_vote.voting, open_vote.n_votes, open_vote.votes) == ("4.871", True, 1234, "1.234")
-    closed = panel_view.live(room(), Attendance(12, None))
+    closed = panel_view.live(room(), attending(12), model)
     assert (closed.n_students, closed.voting) == (12, False)
     assert closed.url == f"/room/{CODE}/live?lang=de"  # the room's links keep the page's language
+
+
+def test_the_live_tally_is_hidden_until_shown_and_then_counts_the_most_voted_tokens(request_in, model):
+    request_in()
+    votes = {f"s{i}": token for i, token in enumerate([7] * 5 + [3] * 2 + [9, 1, 2, 4, 5, 6, 8])}
+    hidden = panel_view.live(room(round_open=True), attending(20, votes), model)
+    assert hidden.tally == () and not hidden.tally_shown and hidden.other_votes == 0
+    shown = panel_view.live(room(round_open=True, tally_shown=True), attending(20, votes), model)
+    assert [(bar.token, bar.votes) for bar in shown.tally] == [(7, 5), (3, 2), (1, 1), (2, 1), (4, 1), (5, 1)]
+    assert [bar.height for bar in shown.tally[:2]] == ["100.0", "40.0"] and shown.tally[1].top == "60.0"
+    assert shown.other_votes == 3  # 6, 8 and 9
+    assert shown.tally[0].label == token_labels(model, results_view.LABEL_LENGTH)[7]
+    assert panel_view.live(room(tally_shown=True), attending(20), model).tally == ()  # no vote open
+
+
+def test_the_roster_lists_every_student_by_nickname_and_marks_who_voted(request_in, model):
+    request_in()
+    attendance = Attendance({"id-b": "bea", "id-a": "Al", "id-x": "", "id-c": "<b>Cy</b>"}, {"id-a": 4, "id-x": 2})
+    roster = panel_view.roster(room(round_open=True), attendance)
+    assert [(e.nickname, e.voted) for e in roster.entries] == [
+        ("<b>Cy</b>", False), ("Al", True), ("bea", False), ("", True)]
+    assert roster.voting and roster.remove_url == f"/room/{CODE}/remove"
+    assert "id-a" not in {e.handle for e in roster.entries}  # never the id a student's cookie holds
+    assert len({e.handle for e in roster.entries}) == 4
+    assert not panel_view.roster(room(), Attendance({"id-a": "Al"}, None)).voting
+
+
+def test_names_stay_off_the_projector_and_an_ended_lesson_offers_no_more_changes(request_in, model):
+    request_in()
+    assert panel(model, presenting=False).roster is not None
+    assert panel(model, presenting=None).roster is not None  # the panel alone, on the teacher's laptop
+    assert panel(model, presenting=True).roster is None
+    ended = panel(model, presenting=False, ended=True)
+    assert ended.ended and ended.roster is None
 
 
 # --- a student's part ------------------------------------------------------------------------------

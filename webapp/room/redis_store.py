@@ -127,6 +127,31 @@ redis.call('EXPIRE', KEYS[3], redis.call('TTL', KEYS[1]))
 return 1
 """
 
+REMOVE = """
+local removed = redis.call('HDEL', KEYS[1], ARGV[1])
+local suffix = ':' .. ARGV[1]
+for _, field in ipairs(redis.call('HKEYS', KEYS[2])) do
+  if string.sub(field, -#suffix) == suffix then
+    local round = string.sub(field, 1, #field - #suffix)
+    if redis.call('HEXISTS', KEYS[3], round) == 0 then redis.call('HDEL', KEYS[2], field) end
+  end
+end
+return removed
+"""
+
+CLEAR = """
+local prefix = ARGV[1] .. ':'
+local n = 0
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, #prefix) == prefix then
+    redis.call('HDEL', KEYS[1], field)
+    redis.call('HDEL', KEYS[2], field)
+    n = n + 1
+  end
+end
+return n
+"""
+
 TAKE = """
 local burst, per_second, now, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local kept = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
@@ -194,6 +219,7 @@ class RedisStore(RoomStore):
         self._join, self._vote = self.r.register_script(JOIN), self.r.register_script(VOTE)
         self._hold, self._close = self.r.register_script(HOLD), self.r.register_script(CLOSE)
         self._take = self.r.register_script(TAKE)
+        self._remove, self._clear = self.r.register_script(REMOVE), self.r.register_script(CLEAR)
 
     @staticmethod
     def _keys(code: str) -> list[str]:
@@ -287,6 +313,16 @@ class RedisStore(RoomStore):
     @answering
     def n_students(self, code: str) -> int:
         return self.r.hlen(self._keys(code)[1])
+
+    @answering
+    def remove(self, code: str, student: str) -> bool:
+        keys = self._keys(code)
+        return self._remove(keys=[keys[1], keys[2], keys[3]], args=[student]) == 1
+
+    @answering
+    def clear_votes(self, code: str, round_: int) -> int:
+        votes = self._keys(code)[2]
+        return int(self._clear(keys=[votes, PREFIX + code + ":changes"], args=[round_]))
 
     @answering
     def vote(self, code: str, round_: int, student: str, token: int) -> Vote:

@@ -152,6 +152,23 @@ def next_round(room: Room, screen: Picks, action: str) -> RoundChange:
                        new=new)
 
 
+def restart_round(room: Room) -> RoundChange | None:
+    """The open round started again (the teacher's Reset of the vote): the same step under the next number, with
+    no votes; the old number is dropped, and its votes with it (the caller clears them). None if no round is open.
+
+    A new number rather than the same one emptied: every phone sees a round it has not voted on, and a vote sent
+    for the old one just before is refused as late, never counted in the new one.
+    """
+    rounds = read_rounds(room)
+    now_open = next((r for r in rounds.values() if r.status == OPEN), None)
+    if not room.round_open or now_open is None:
+        return None
+    number = room.rounds_opened + 1
+    rounds[now_open.key] = replace(now_open, number=number)
+    return RoundChange(round=number, round_open=True, round_key=now_open.key, n_rounds=number,
+                       rounds=format_rounds(rounds), new=True)
+
+
 def kept_rounds(room: Room) -> list[Round]:
     """The rounds left before their reveal, oldest first (an open one is not among them)."""
     return sorted((r for r in read_rounds(room).values() if r.status == KEPT), key=lambda r: r.number)

@@ -25,7 +25,8 @@ CREATE TABLE IF NOT EXISTS rooms (
     code TEXT PRIMARY KEY, key_hash TEXT NOT NULL, state TEXT NOT NULL, version INTEGER NOT NULL,
     action TEXT NOT NULL, votes_on INTEGER NOT NULL, round INTEGER NOT NULL, round_open INTEGER NOT NULL,
     round_key TEXT NOT NULL, leaderboard INTEGER NOT NULL, created REAL NOT NULL, touched REAL NOT NULL,
-    n_rounds INTEGER NOT NULL DEFAULT 0, rounds TEXT NOT NULL DEFAULT '');
+    n_rounds INTEGER NOT NULL DEFAULT 0, rounds TEXT NOT NULL DEFAULT '',
+    tally_shown INTEGER NOT NULL DEFAULT 0, ended INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS students (
     code TEXT NOT NULL, student TEXT NOT NULL, nickname TEXT NOT NULL, PRIMARY KEY (code, student));
 CREATE TABLE IF NOT EXISTS votes (
@@ -39,10 +40,11 @@ CREATE TABLE IF NOT EXISTS buckets (
     key TEXT PRIMARY KEY, tokens REAL NOT NULL, stamp REAL NOT NULL, full REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-BOOLEANS = ("votes_on", "round_open", "leaderboard")
+BOOLEANS = ("votes_on", "round_open", "leaderboard", "tally_shown", "ended")
 # Columns added since the first release, with their definitions: a file an older server made gets them on opening
 # (its rooms read them as their defaults: Room.rounds_opened covers the rounds opened before).
-ADDED_COLUMNS = {"n_rounds": "INTEGER NOT NULL DEFAULT 0", "rounds": "TEXT NOT NULL DEFAULT ''"}
+ADDED_COLUMNS = {"n_rounds": "INTEGER NOT NULL DEFAULT 0", "rounds": "TEXT NOT NULL DEFAULT ''",
+                 "tally_shown": "INTEGER NOT NULL DEFAULT 0", "ended": "INTEGER NOT NULL DEFAULT 0"}
 
 
 def writes(method):
@@ -177,6 +179,22 @@ class SQLiteStore(RoomStore):
 
     def n_students(self, code: str) -> int:
         return self.db.execute("SELECT count(*) FROM students WHERE code = ?", (code,)).fetchone()[0]
+
+    @writes
+    def remove(self, code: str, student: str) -> bool:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")  # a vote racing the removal lands before it (and goes) or is refused
+        try:
+            removed = db.execute("DELETE FROM students WHERE code = ? AND student = ?", (code, student)).rowcount
+            db.execute("DELETE FROM votes WHERE code = ? AND student = ? "
+                       "AND round NOT IN (SELECT round FROM results WHERE code = ?)", (code, student, code))
+        finally:
+            db.execute("COMMIT")
+        return removed == 1
+
+    @writes
+    def clear_votes(self, code: str, round_: int) -> int:
+        return self.db.execute("DELETE FROM votes WHERE code = ? AND round = ?", (code, round_)).rowcount
 
     @writes
     def vote(self, code: str, round_: int, student: str, token: int) -> Vote:

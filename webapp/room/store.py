@@ -4,7 +4,7 @@ Everything a room is lives here, so that any process on any machine can serve an
 
     Room      the teacher's screen (a query string), its version, the vote's round and flags, and every
               round by its step (rounds.py)
-    students  id -> nickname, at most max_students a room
+    students  id -> nickname, at most max_students a room; the teacher may remove one (remove)
     votes     (round, student) -> token id; a second vote on a round replaces the first
     results   round -> the revealed round's figures (JSON written by the web layer)
     hits      rate-limit counters: hit(key, limit, window) in fixed windows
@@ -58,6 +58,8 @@ class Room:
     touched: float = 0.0
     n_rounds: int = 0  # rounds opened so far: the next new one is n_rounds + 1
     rounds: str = ""  # every round by its step, open, kept or revealed (rounds.py reads and writes it)
+    tally_shown: bool = False  # the teacher shows the open round's votes as they come in (hidden by default)
+    ended: bool = False  # the teacher ended the lesson: no more votes or changes; students explore on their own
 
     @property
     def rounds_opened(self) -> int:
@@ -136,6 +138,15 @@ class RoomStore(ABC):
 
     @abstractmethod
     def n_students(self, code: str) -> int: ...
+
+    @abstractmethod
+    def remove(self, code: str, student: str) -> bool:
+        """Take a student out of the room, with their votes on every round not yet counted (a revealed round's
+        result stays as it was counted); False if they were not in it. They may join again, as anyone may."""
+
+    @abstractmethod
+    def clear_votes(self, code: str, round_: int) -> int:
+        """Delete every vote of one round (the teacher reset it); how many there were."""
 
     @abstractmethod
     def vote(self, code: str, round_: int, student: str, token: int) -> Vote:

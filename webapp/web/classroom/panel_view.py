@@ -19,22 +19,37 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from flask import url_for
+from markupsafe import Markup
 
 from ...inference import LanguageModel
 from ...room import codes
 from ...room.store import Room
-from ...room.votes import Place
+from ...room.votes import Place, tally
 from ..i18n.filters import thousands
+from ..i18n.labels import token_labels
+from ..url.links import public_url
 from ..url.share import reach
 from ..url.state import State
 from . import results_view
 from .results_view import RoundResults
-from .room_support import Attendance, Lesson, join_url
+from .room_support import Attendance, KeptNote, Lesson, join_url, student_handle
+
+
+@dataclass(frozen=True)
+class TallyBar:
+    """One token's column of the live tally: its label, its votes, its bar's height in % of the tallest."""
+
+    token: int
+    label: Markup
+    votes: int
+    height: str  # '%.1f'
+    top: str  # 100 - height: where the bar starts in its column, drawn from 0 at the top
 
 
 @dataclass(frozen=True)
 class LiveCounts:
-    """The line the teacher's page refreshes: students in the room and votes on the open step."""
+    """The line the teacher's page refreshes: students in the room, how many have voted on the open step, and,
+    when the teacher shows it, the votes so far token by token (the live tally; names never)."""
 
     url: str  # where the page asks for the line again
     n_students: int
@@ -42,6 +57,26 @@ class LiveCounts:
     voting: bool  # a vote is open: the line counts its votes
     n_votes: int
     votes: str
+    tally_shown: bool  # the teacher shows the tally (hidden by default: early votes would sway the rest)
+    tally: tuple[TallyBar, ...]  # the most voted tokens, most votes first, while the tally is shown
+    other_votes: int  # votes for tokens beyond those
+
+
+@dataclass(frozen=True)
+class RosterEntry:
+    handle: str  # what the remove button names the student by (room_support.student_handle)
+    nickname: str  # '' if the student gave none
+    voted: bool  # on the open step
+
+
+@dataclass(frozen=True)
+class Roster:
+    """Who is in the room and who has voted on the open step: on the teacher's laptop, never in presenter mode."""
+
+    url: str  # where the page asks for it again
+    remove_url: str
+    entries: tuple[RosterEntry, ...]  # by nickname, those without one last
+    voting: bool
 
 
 @dataclass(frozen=True)
@@ -66,6 +101,14 @@ class RoomPanel:
     command_words: tuple[str, ...]  # the command that serves the room's network, word by word
     lan_address: str | None  # what students type once it does: 'http://192.168.1.20:8000/join'; None without a network
     step_hint: bool  # class votes are on and no vote has begun yet: the panel says how one begins
+    tally_shown: bool
+    round_open: bool
+    restart_url: str  # start the open vote again, without its votes
+    end_url: str
+    ended: bool  # the teacher ended the lesson: the panel says so, and offers nothing more to change
+    stepper_url: str  # the room's screen on the ordinary stepper, where the teacher goes on without the class
+    roster: Roster | None  # None in presenter mode (names stay off the projector) and once the lesson has ended
+    kept: KeptNote | None  # the last vote left before its reveal, waiting for its step to come back
     results: RoundResults | None  # the last revealed round
     results_on_screen: bool  # ... and the screen shows its step revealed: presenter mode puts them in front
 
@@ -80,6 +123,7 @@ def present(
     presenting: bool | None = None,
     joining: bool = False,
     on_screen: State | None = None,
+    kept: KeptNote | None = None,
 ) -> RoomPanel:
     """The room panel; `presenting` is whether the teacher's page is in presenter mode, None for the panel alone;
     `joining` whether its join screen is up; `on_screen` the teacher's screen as the room stores it."""
@@ -93,7 +137,7 @@ def present(
         qr_url=url_for("room.qr_code", code=room.code),
         settings_url=url_for("room.settings", code=room.code),
         publish_url=url_for("room.publish", code=room.code),
-        live=live(room, attendance),
+        live=live(room, attendance, model),
         votes_on=room.votes_on,
         leaderboard=room.leaderboard,
         present=bool(presenting),
@@ -104,15 +148,31 @@ def present(
         loopback=who.loopback,
         command_words=tuple(who.command.split()),
         lan_address=who.address.rstrip("/") + urlsplit(url).path if who.address else None,
-        step_hint=shows_step_hint(room, lesson),
+        step_hint=shows_step_hint(room, lesson) and kept is None,  # the kept vote's line says more
+        tally_shown=room.tally_shown,
+        round_open=room.round_open,
+        restart_url=url_for("room.restart_vote", code=room.code),
+        end_url=url_for("room.end", code=room.code),
+        ended=room.ended,
+        stepper_url=public_url(on_screen) if on_screen is not None else url_for("stepper.show"),
+        roster=None if presenting or room.ended else roster(room, attendance),
+        kept=kept,
         results=results_view.present(last, running=lesson.running, board=board, model=model) if last else None,
         results_on_screen=shows_results_on_screen(room, lesson, on_screen),
     )
 
 
-def live(room: Room, attendance: Attendance) -> LiveCounts:
-    """The line of counts: 12 students, and 7 votes while a vote is open."""
+MAX_TALLY = 6  # columns of the live tally: the rest are counted as "other tokens"
+
+
+def live(room: Room, attendance: Attendance, model: LanguageModel) -> LiveCounts:
+    """The line of counts: 12 students, and 7 of them voted while a vote is open, with the tally if shown."""
     n_votes = attendance.n_votes
+    counts = tally(attendance.votes or {})
+    shown = room.tally_shown and n_votes is not None
+    top = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:MAX_TALLY] if shown else []
+    labels = token_labels(model, results_view.LABEL_LENGTH) if top else ()
+    most = max((votes for _token, votes in top), default=1)
     return LiveCounts(
         url=url_for("room.live", code=room.code),
         n_students=attendance.n_students,
@@ -120,7 +180,26 @@ def live(room: Room, attendance: Attendance) -> LiveCounts:
         voting=n_votes is not None,
         n_votes=n_votes or 0,
         votes=thousands(n_votes or 0),
+        tally_shown=room.tally_shown,
+        tally=tuple(tally_bar(token, labels[token], votes, most) for token, votes in top),
+        other_votes=(n_votes or 0) - sum(votes for _token, votes in top) if shown else 0,
     )
+
+
+def tally_bar(token: int, label: Markup, votes: int, most: int) -> TallyBar:
+    height = 100 * votes / most
+    return TallyBar(token, label, votes, f"{height:.1f}", f"{100 - height:.1f}")
+
+
+def roster(room: Room, attendance: Attendance) -> Roster:
+    voted = attendance.votes or {}
+    entries = sorted(
+        (RosterEntry(student_handle(student), nickname, student in voted)
+         for student, nickname in attendance.students.items()),
+        key=lambda e: (not e.nickname, e.nickname.casefold(), e.handle),
+    )
+    return Roster(url=url_for("room.roster", code=room.code), remove_url=url_for("room.remove", code=room.code),
+                  entries=tuple(entries), voting=attendance.votes is not None)
 
 
 def teach_url(room: Room, presenting: bool, joining: bool) -> str:

@@ -9,6 +9,7 @@ room, checked in room_access.py, which also counts who asks for which room.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from werkzeug.datastructures import MultiDict
 
 from ...inference import get_model
 from ...inference.errors import N_
+from ...room.rounds import kept_rounds
 from ...room.store import (
     DEFAULT_IDLE_SECONDS,
     DEFAULT_MAX_ROOMS,
@@ -176,15 +178,49 @@ def join_url(code: str) -> str:
 
 @dataclass(frozen=True)
 class Attendance:
-    """How many students are in the room and, while a vote is open, how many have voted on it."""
+    """Who is in the room and, while a vote is open, who has voted on it and for what."""
 
-    n_students: int
-    n_votes: int | None  # None: no vote open
+    students: dict[str, str]  # student id -> nickname
+    votes: dict[str, int] | None  # student id -> token id on the open round; None: no vote open
+
+    @property
+    def n_students(self) -> int:
+        return len(self.students)
+
+    @property
+    def n_votes(self) -> int | None:
+        return None if self.votes is None else len(self.votes)
 
 
 def attendance(room: Room) -> Attendance:
-    n_votes = len(store().votes(room.code, room.round)) if room.round_open else None
-    return Attendance(n_students=store().n_students(room.code), n_votes=n_votes)
+    votes = store().votes(room.code, room.round) if room.round_open else None
+    return Attendance(students=store().students(room.code), votes=votes)
+
+
+def student_handle(student: str) -> str:
+    """What the teacher's page names a student by (to remove them): not their id, which would let the page
+    act as them. 'Xq3…' -> 'a1b2c3d4e5f60718'."""
+    return hashlib.sha256(student.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class KeptNote:
+    """A vote the teacher left before its reveal: it waits, with its votes, for its step to come back."""
+
+    round: int
+    step: int  # counted from 1
+    n_votes: int
+
+
+def kept_note(room: Room) -> KeptNote | None:
+    """The latest round kept while no round is open, for the panel to say it is not lost (rounds.py)."""
+    if room.round_open or room.ended:
+        return None
+    kept = kept_rounds(room)
+    if not kept:
+        return None
+    last = kept[-1]
+    return KeptNote(last.number, last.step + 1, len(store().votes(room.code, last.number)))
 
 
 def board(room: Room, lesson: Lesson) -> list[Place] | None:

@@ -56,10 +56,19 @@ class StudentPolls:
         lang = parse_qs(environ.get("QUERY_STRING", "")).get("lang", [None])[0]
         language = choose_language(lang, environ.get("HTTP_ACCEPT_LANGUAGE", ""))  # and whether the header chose it
         kept = self.screens.get((code, version, language, gz))
-        if kept is not None:
+        if kept is not None and self.still_in(code, environ):
             start_response("200 OK", kept[0])
             return [kept[1]]
         return self.render(environ, start_response, (code, language, gz))
+
+    def still_in(self, code: str, environ) -> bool:
+        """Whether the student is still in the room (the teacher may have taken them out): else the app refuses.
+        Asked only when a new version is sent, as the app asks it: a removal always makes a new version."""
+        student = parse_cookie(environ.get("HTTP_COOKIE")).get(access.STUDENT_COOKIE + code)
+        try:
+            return rs.store(self.app).nickname(code, student) is not None
+        except StoreUnavailable:
+            return False  # the app answers, with its 503
 
     def render(self, environ, start_response, key: tuple[str, tuple[str, bool], bool]):
         """Let the app render the screen; keep a 200 under the version its ETag names."""

@@ -36,11 +36,14 @@ N_GUESSES = 8  # a student's latest guesses listed
 
 
 def round_status(room: Room) -> str:
-    """'3-open' while students vote on round 3, '3-closed' after: room.js then asks for the record.
+    """'3-open' while students vote on round 3, '3-closed' after: room.js then asks for the record; '3-ended' once
+    the teacher has ended the lesson: room.js stops following.
 
     >>> round_status(Room(code="K7QM3XPA", key_hash="", state="", round=3, round_open=True))
     '3-open'
     """
+    if room.ended:
+        return f"{room.round}-ended"
     return f"{room.round}-{'open' if room.round_open else 'closed'}"
 
 
@@ -102,6 +105,7 @@ class RoomStatus:
     step: int | None  # the step on screen, counted from 1; None before the first
     explore_url: str  # the teacher's screen on the ordinary stepper
     follow_url: str  # this page again, for a browser without JavaScript
+    ended: bool  # the teacher ended the lesson: the line says so, and exploring is what is left
 
 
 def status(room: Room, screen: Screen) -> RoomStatus:
@@ -110,6 +114,7 @@ def status(room: Room, screen: Screen) -> RoomStatus:
         step=screen.on_screen + 1 if screen.taken else None,
         explore_url=public_url(screen.links),
         follow_url=url_for("room.follow", code=room.code),
+        ended=room.ended,
     )
 
 
@@ -141,8 +146,8 @@ def ballot(room: Room, screen: Screen) -> Ballot:
     labels = screen.labels
     return Ballot(
         open=room.round_open,
-        waiting=room.votes_on and not room.round_open,
-        votes_off=not room.votes_on and not room.round_open,
+        waiting=room.votes_on and not room.round_open and not room.ended,
+        votes_off=not room.votes_on and not room.round_open and not room.ended,
         vote_url=url_for("room.vote", code=room.code),
         room_url=url_for("room.follow", code=room.code),
         round=room.round,
@@ -240,7 +245,8 @@ class JoinForm:
     nickname: str
     message: str | None
     max_nickname: int
+    removed: bool = False  # the teacher took this browser's student out of the room: the form says so
 
 
-def join_form(code: str, nickname: str = "", message: str | None = None) -> JoinForm:
-    return JoinForm(code=code, nickname=nickname, message=message, max_nickname=codes.MAX_NICKNAME)
+def join_form(code: str, nickname: str = "", message: str | None = None, removed: bool = False) -> JoinForm:
+    return JoinForm(code=code, nickname=nickname, message=message, max_nickname=codes.MAX_NICKNAME, removed=removed)

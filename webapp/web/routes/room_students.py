@@ -44,7 +44,8 @@ from .room import bp, models
 def join_form():
     """The join form: the room's code (filled in from the QR code) and an optional nickname."""
     code = codes.normalise_code(request.args.get("code", "")) or ""
-    return render_template("room/join.html", form=student_view.join_form(code))
+    removed = request.args.get("removed") == "1"
+    return render_template("room/join.html", form=student_view.join_form(code, removed=removed))
 
 
 @bp.post("/join")
@@ -74,6 +75,8 @@ def join():
     if room is None:
         return refused(_("There is no open room with that code. Codes have 8 letters and digits (no 0, O, 1 or I)."),
                        404)
+    if room.ended:
+        return refused(_("this lesson has ended; the teacher can start a new class room."), 409)
     student = student or access.new_student_id(code)
     if not rs.store().join(code, student, nickname, rs.students_allowed(room)):
         return refused(_("this room is full; ask the teacher to start another."), 409)
@@ -136,8 +139,10 @@ def follow(code: str):
         return redirect(url_for(".join_form", code=code), code=303)
     room = rs.find_room(code)
     student = rs.student_id(room)
-    if student is None:
-        return redirect(url_for(".join_form", code=code), code=303)
+    if student is None:  # signed for the room, yet not in it: the teacher took them out
+        response = redirect(url_for(".join_form", code=code, removed="1"), code=303)
+        response.delete_cookie(rs.ROOM_COOKIE)  # no "Follow the teacher" link back to a room they are not in
+        return response
     context, record = follow_context(room), student_record(room, student)
     return render_template(
         "room/follow.html",
@@ -152,8 +157,10 @@ def follow(code: str):
 @costs(Work.SCREEN, state=rs.unkept_screen_state)
 def follow_screen(code: str):
     """The teacher's screen as students' panels (classroom/student_polls.py answers 304s and repeats before this)."""
-    signed_student(code, _("join the room first."))
+    student = signed_student(code, _("join the room first."))
     room = rs.find_room(code)
+    if rs.store().nickname(code, student) is None:  # a new version reaches here: a removal always makes one
+        abort(403, description=_("the teacher took you out of the room."))
     html = render_template(
         "room/_follow_fragments.html", oob=True, animate=room.action == "step", **follow_context(room)
     )

@@ -4,7 +4,11 @@ POST /room                   start a room from the teacher's screen (sets the te
 GET  /room/CODE/teach        the teacher's screen with the room panel (classroom/panel_view.py)
 GET  /room/CODE/panel        the room panel alone; GET /room/CODE/live its counts
 POST /room/CODE/state        the teacher's screen changed: store it (room.js sends it after each change)
-POST /room/CODE/settings     class votes, leaderboard on or off
+POST /room/CODE/settings     class votes, leaderboard, the live tally on or off
+GET  /room/CODE/roster       who is in the room and who has voted (the teacher's laptop only)
+POST /room/CODE/remove       take a student out of the room, their votes not yet counted with them
+POST /room/CODE/vote/restart start the open vote again, without its votes
+POST /room/CODE/end          end the lesson: no more votes or changes; students explore on their own
 GET  /room/CODE/qr.svg       the join address as a QR code
 GET  /room/CODE/results.json the room's rounds as data: those revealed, those kept for later, the one open
 
@@ -21,7 +25,7 @@ from flask import abort, current_app, redirect, render_template, request, url_fo
 
 from ...inference.errors import N_
 from ...room import codes
-from ...room.rounds import Picks, kept_rounds, next_round, picks
+from ...room.rounds import Picks, kept_rounds, next_round, picks, restart_round
 from ...room.store import Room, RoomsFull
 from ...room.teacher import RoomGone, TeacherScreen, TooManyChanges, apply_change
 from ...room.votes import bits, round_result, tally
@@ -126,6 +130,7 @@ def room_panel(room: Room, presenting: bool | None = None, joining: bool = False
         presenting=presenting,
         joining=joining,
         on_screen=state,
+        kept=rs.kept_note(room),
     )
 
 
@@ -142,7 +147,79 @@ def panel(code: str):
 def live(code: str):
     """How many students are in the room and, while a vote is open, how many have voted."""
     room = rs.teacher_room(code)
-    return render_template("room/_live.html", live=panel_view.live(room, rs.attendance(room)))
+    return render_template("room/_live.html", live=panel_view.live(room, rs.attendance(room), rs.room_model(room)),
+                           refresh=True)
+
+
+@bp.get("/room/<code>/roster")
+@costs(Work.NONE)
+def roster(code: str):
+    """Who is in the room and who has voted on the open step."""
+    room = rs.teacher_room(code)
+    return render_template("room/_roster.html", roster=panel_view.roster(room, rs.attendance(room)))
+
+
+def lesson_going_on(room: Room) -> Room:
+    """The room, if its lesson has not ended: a change to an ended one is refused (409)."""
+    if room.ended:
+        abort(409, description=_("this lesson has ended; start a new class room to go on with a class."))
+    return room
+
+
+def back_to_the_teacher(code: str, fragment: str | None = None):
+    """Where a change from the room panel leads: the teacher's page as it was (presenter mode, the join screen)."""
+    target = url_for(".teach", code=code, present="1" if request.form.get("present") == "1" else None,
+                     join="1" if request.form.get("join") == "1" else None, _anchor=fragment)
+    return redirect(target, code=303)
+
+
+@bp.post("/room/<code>/remove")
+@costs(Work.NONE)
+def remove(code: str):
+    """Take a student out of the room: their votes on the steps not yet revealed leave the tally, their page
+    says they were taken out, and they may join again (with another nickname, say)."""
+    rs.check_origin()
+    room = lesson_going_on(rs.teacher_room(code))
+    rs.limit(f"change:{code}", current_app.config["ROOM_CHANGES_PER_MINUTE"])
+    handle = request.form.get("student", "")
+    student = next((s for s in rs.store().students(code) if rs.student_handle(s) == handle), None)
+    if student is not None and rs.store().remove(code, student):
+        rs.store().update(room, rs.now())  # a new version: the students' screens are asked for again
+    room = rs.find_room(code)
+    if is_htmx():
+        return render_template("room/_roster.html", roster=panel_view.roster(room, rs.attendance(room)))
+    return back_to_the_teacher(code, "room-roster")
+
+
+@bp.post("/room/<code>/vote/restart")
+@costs(Work.NONE)
+def restart_vote(code: str):
+    """Start the open vote again: the same step, under a new number, with no votes (rounds.restart_round)."""
+    rs.check_origin()
+    room = lesson_going_on(rs.teacher_room(code))
+    rs.limit(f"change:{code}", current_app.config["ROOM_CHANGES_PER_MINUTE"])
+    change = restart_round(room)
+    if change is None:
+        abort(409, description=_("no vote is open to start again."))
+    if change.n_rounds > rs.rounds_allowed(room):
+        abort(409, description=_("this room has held as many votes as one room may (its rounds times its "
+                                 "students); turn class votes off to go on, or start a new room."))
+    if rs.store().update(room, rs.now(), **change.fields()) is None:
+        abort(409, description=_("the room changed at the same moment; try again."))
+    rs.store().clear_votes(code, room.round)  # refused from now on: the round is no longer open
+    return back_to_the_teacher(code)
+
+
+@bp.post("/room/<code>/end")
+@costs(Work.NONE)
+def end(code: str):
+    """End the lesson: votes close (an open one is kept, its pick still hidden), the screen stays as it is, and
+    students are told the lesson has ended and can go on exploring on their own. Nothing can change it after."""
+    rs.check_origin()
+    room = lesson_going_on(rs.teacher_room(code))
+    state = votes_turned(rs.state_of(room), False, room.round_open)
+    apply(room, state, "show", votes_on=False, ended=True)
+    return redirect(url_for(".teach", code=code), code=303)
 
 
 @bp.post("/room/<code>/state")
@@ -150,7 +227,7 @@ def live(code: str):
 def publish(code: str):
     """Store the teacher's new screen (the stepper URL it was pushed to) for the students to follow."""
     rs.check_origin()
-    room = rs.teacher_room(code)
+    room = lesson_going_on(rs.teacher_room(code))
     rs.limit(f"change:{code}", current_app.config["ROOM_CHANGES_PER_MINUTE"])
     state = rs.state_from_url(request.form.get("url", ""))
     action = request.form.get("action", "show")
@@ -163,11 +240,11 @@ def publish(code: str):
 @bp.post("/room/<code>/settings")
 @costs(Work.SCREEN, state=rs.stored_state)  # the stored screen, shown again: as `/` charges it
 def settings(code: str):
-    """Turn class votes or the leaderboard on or off."""
+    """Turn class votes, the leaderboard or the live tally on or off."""
     rs.check_origin()
-    room = rs.teacher_room(code)
+    room = lesson_going_on(rs.teacher_room(code))
     changes = {}
-    for name in ("votes_on", "leaderboard"):
+    for name in ("votes_on", "leaderboard", "tally_shown"):
         value = request.form.get(name)
         if value is not None:
             if value not in ("0", "1"):
@@ -177,9 +254,7 @@ def settings(code: str):
     if "votes_on" in changes:
         state = votes_turned(state, changes["votes_on"], room.round_open)
     apply(room, state, "show", **changes)
-    target = url_for(".teach", code=code, present="1" if request.form.get("present") == "1" else None,
-                     join="1" if request.form.get("join") == "1" else None)
-    return redirect(target, code=303)
+    return back_to_the_teacher(code)
 
 
 def votes_turned(state: State, on: bool, round_open: bool) -> State:
