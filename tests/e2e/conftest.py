@@ -175,13 +175,17 @@ def requests_seen(context: BrowserContext) -> RequestLog:
 
 @pytest.fixture
 def save_screenshot(artifacts_dir: Path) -> Callable[[Page, str], Path]:
-    """Return save(page, name): write the full page to artifacts/screenshots/<name>.png."""
+    """Return save(page, name): write the full page to artifacts/screenshots/<name>.png.
+
+    The caret is left as it is: to hide it, Playwright writes a style attribute on the page's inputs, which htmx
+    then copies onto their replacements as it settles a swap, and the page's Content Security Policy blocks
+    that (a console error the app did not cause)."""
     folder = artifacts_dir / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
 
     def save(page: Page, name: str) -> Path:
         path = folder / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path), full_page=True, caret="initial")
         return path
 
     return save

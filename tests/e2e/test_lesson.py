@@ -2,7 +2,8 @@
 phones (one without JavaScript, one in German, one 360 px wide) join, vote on three steps with a Back in the
 middle of one, a student is taken out, the server restarts, and the teacher ends the lesson. At each point: the
 counts the teacher sees, the secret (no student's browser holds the pick of an open vote), and that the
-projector's counts and results are large enough for the back row and fit its screen.
+projector's counts and results are large enough for the back row and fit its screen; and no page's console
+reports anything its Content Security Policy blocked.
 """
 
 from __future__ import annotations
@@ -19,9 +20,16 @@ PUBLISHED = re.compile(r"/room/[A-Z0-9]{8}/state(?:\?|$)")
 PHONE = {"width": 390, "height": 844}
 
 
-def join(browser: Browser, url: str, code: str, nickname: str, **options) -> Page:
+def watched(page: Page, seen: list[str]) -> Page:
+    """The page, its console's complaints about the Content Security Policy gathered in `seen`."""
+    page.on("console", lambda message: seen.append(f"{page.url}: {message.text[:60]} {message.location}")
+            if "Content Security Policy" in message.text else None)
+    return page
+
+
+def join(browser: Browser, url: str, code: str, nickname: str, seen: list[str], **options) -> Page:
     """A phone joins by the form, in whatever language it speaks and with or without JavaScript."""
-    page = new_context(browser, url, viewport=options.pop("viewport", PHONE), **options).new_page()
+    page = watched(new_context(browser, url, viewport=options.pop("viewport", PHONE), **options).new_page(), seen)
     page.goto(f"{url}/join?code={code}")
     page.locator("#nickname").fill(nickname)
     page.locator(".join-form button[type=submit]").click()
@@ -82,9 +90,10 @@ def catch_up(student: Page, teacher: Page, javascript: bool = True) -> None:
 def test_a_whole_lesson(browser: Browser, tmp_path, save_screenshot) -> None:
     server = Server(f"sqlite:///{tmp_path / 'rooms.sqlite3'}", tmp_path).start()
     url = server.url
+    blocked: list[str] = []  # what the pages' Content Security Policy blocked: nothing, all through the lesson
     try:
         # The teacher starts the room from presenter mode: the join screen is up, large.
-        teacher = new_context(browser, url, viewport=PROJECTOR).new_page()
+        teacher = watched(new_context(browser, url, viewport=PROJECTOR).new_page(), blocked)
         teacher.goto(state_url([], present="1"))
         teacher.locator("form.start-room button").click()
         expect(teacher).to_have_url(re.compile(r"/room/[A-Z0-9]{8}/teach\?"))
@@ -93,10 +102,10 @@ def test_a_whole_lesson(browser: Browser, tmp_path, save_screenshot) -> None:
         assert font_px(teacher, "#room-code") >= 64
         assert teacher.locator("img.room-qr").bounding_box()["height"] >= PROJECTOR["height"] / 3
 
-        anna = join(browser, url, code, "Anna")
-        ben = join(browser, url, code, "Ben", locale="de-DE")  # a German phone
-        cleo = join(browser, url, code, "Cleo", java_script_enabled=False)
-        dev = join(browser, url, code, "Dev", viewport={"width": 360, "height": 740})
+        anna = join(browser, url, code, "Anna", blocked)
+        ben = join(browser, url, code, "Ben", blocked, locale="de-DE")  # a German phone
+        cleo = join(browser, url, code, "Cleo", blocked, java_script_enabled=False)
+        dev = join(browser, url, code, "Dev", blocked, viewport={"width": 360, "height": 740})
         expect(ben.locator("html")).to_have_attribute("lang", "de")
         expect(teacher.locator(".room-count")).to_have_text("4")
         save_screenshot(teacher, "lesson-1-join-screen")
@@ -196,5 +205,6 @@ def test_a_whole_lesson(browser: Browser, tmp_path, save_screenshot) -> None:
         save_screenshot(ben, "lesson-4-ended-de")
         ben.locator("#room-status .room-explore").click()
         expect(ben).to_have_url(re.compile(r"/(?:step)?\?"))  # exploring on the ordinary stepper
+        assert blocked == []
     finally:
         server.stop()
