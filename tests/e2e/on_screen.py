@@ -84,6 +84,36 @@ def not_picked_row_token(page: Page) -> str:
 
 INNER = "table:visible, svg.range-svg:visible, svg.bar-chart:visible, button:visible, .table-scroll:visible"
 
+# Each table on screen, as the problems a reader would meet: a box that scrolls sideways (a column out of view),
+# a cell past the screen's edge or whose text spills out of it. And the headers a reader sees, table by table.
+TABLES_CUT = """(width) => {
+  const problems = [], headers = {};
+  const shown = (el) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
+  const seen = (th) => Array.from(th.childNodes).filter((n) => n.nodeType === 3 || (shown(n) &&
+    !n.classList.contains("visually-hidden"))).map((n) => n.textContent).join("").trim();
+  document.querySelectorAll("table").forEach((table) => {
+    if (!shown(table) || table.closest(".visually-hidden")) return;
+    const name = table.className || table.closest("[id]").id, box = table.parentElement;
+    if (box.scrollWidth > box.clientWidth + 1) {
+      problems.push(name + " is " + box.scrollWidth + " px wide in a box of " + box.clientWidth + " px");
+    }
+    table.querySelectorAll("th, td").forEach((cell) => {
+      if (!shown(cell)) return;
+      const r = cell.getBoundingClientRect(), text = cell.textContent.trim().replace(/\\s+/g, " ");
+      if (r.left < -0.5 || r.right > width + 0.5) problems.push(name + ": '" + text + "' reaches " + r.right + " px");
+      if (cell.scrollWidth > cell.clientWidth + 1) problems.push(name + ": '" + text + "' spills out of its cell");
+    });
+    headers[name] = Array.from(table.querySelectorAll("thead th")).filter(shown).map(seen).filter(Boolean);
+  });
+  return [problems, headers];
+}"""
+
+
+def tables_on_screen(page: Page, width: int) -> tuple[list[str], dict[str, list[str]]]:
+    """What is cut off or spills in the tables on screen (a pass: none), and each table's visible headers."""
+    problems, headers = page.evaluate(TABLES_CUT, width)
+    return problems, headers
+
 
 def assert_fits_width(page: Page, width: int, inner: str = INNER) -> None:
     """Every panel, and every table, chart and button in it, lies within 0..width: nothing cut off."""

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from conftest import LOCAL_HOST, SERVER_START_TIMEOUT, free_port, stop, wait_until_answering
@@ -70,6 +71,28 @@ def step(teacher: Page, name: str = "Step") -> None:
     with teacher.expect_response(re.compile(r"/room/[A-Z0-9]{8}/state$")) as published:
         teacher.locator("#controls .buttons").get_by_role("button", name=name, exact=True).click()
     assert published.value.ok
+
+
+def query(url: str) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+
+
+def vote_open(teacher: Page, code: str) -> list[int]:
+    """Votes on, a step revealed, the next one stepped: the vote is open. The ids the class has seen."""
+    teacher.get_by_role("button", name="Class votes: off").click()
+    expect(teacher.get_by_role("button", name="Class votes: on")).to_be_visible()
+    step(teacher)
+    reveal(teacher)
+    step(teacher)
+    expect(teacher.locator("#ranges")).to_contain_text("hidden")
+    state = query("/?" + teacher.request.get(f"/room/{code}/results.json").json()["state"])
+    *revealed, _pick = [int(i) for i in state["ids"].split(",")]
+    return revealed
+
+
+def reveal(teacher: Page) -> None:
+    with teacher.expect_response(re.compile(r"/state$")):
+        teacher.get_by_role("button", name="Reveal").click()
 
 
 def text_of(page: Page) -> str:

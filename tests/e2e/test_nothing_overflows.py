@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from on_screen import tables_on_screen
 from playwright.sync_api import Page, expect
 from stepping import state_url
 
@@ -74,6 +75,11 @@ SCREENS = {
     "long-text": {"temperature": "0", "present": "1", "prompt": LONG_PROMPT},
 }
 PHONE = {"width": 390, "height": 844}
+SMALL_PHONE = {"width": 360, "height": 740}
+# The logits table's headers on a phone, each over its figures: rank, token, z and p; under them "choose" (its
+# header for screen readers only) and the range.
+PHONE_HEADERS = {"en": ["#", "Token", "Logit z", "p", "Range"], "de": ["#", "Token", "Logit z", "p", "Bereich"],
+                 "fr": ["#", "Token", "Logit z", "p", "Intervalle"]}
 
 
 def overflows(page: Page) -> list[str]:
@@ -97,6 +103,24 @@ def test_a_phone_keeps_every_text_in_its_place(page: Page, expected_ids, name, s
     page.goto(state_url([2825] if name == "beyond" else expected_ids, **params))
     assert overflows(page) == []
     save_screenshot(page, f"phone-{name}")
+
+
+@pytest.mark.browser_context_args(viewport=SMALL_PHONE, reduced_motion="reduce", is_mobile=True, has_touch=True)
+@pytest.mark.parametrize("lang", list(PHONE_HEADERS))
+@pytest.mark.parametrize("name", ["top-k", "beyond"])
+def test_a_360_px_phone_shows_every_column_of_every_table(page: Page, expected_ids, name, lang, save_screenshot):
+    """Top-k: 'kept' under each probability, cut badges; beyond: a pick at rank 2,827 and a range in two parts.
+    The text coloured by surprise adds its table; the inside of the forward pass its heads and the logit lens (top-k:
+    the bigram model of `beyond` has no inside)."""
+    params = {k: v for k, v in SCREENS[name].items() if k != "present"}
+    page.goto(state_url([2825] if name == "beyond" else expected_ids, lang=lang, surprise="1", inside="1", **params))
+    expect(page.locator("#range-bar")).to_have_attribute("data-state", "done")
+    problems, headers = tables_on_screen(page, SMALL_PHONE["width"])
+    assert problems == []
+    assert headers["logits-table"] == PHONE_HEADERS[lang]
+    assert {"logits-table", "surprise-table"} <= set(headers)
+    expect(page.locator("html")).to_have_js_property("scrollWidth", SMALL_PHONE["width"])
+    save_screenshot(page, f"phone-360-{name}-{lang}")
 
 
 @pytest.mark.browser_context_args(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")

@@ -9,11 +9,10 @@ it was, and goes when a vote gets through.
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from room_helpers import Server, join, new_context, start_room, step, text_of
+from room_helpers import Server, join, new_context, query, start_room, text_of, vote_open
 from stepping import PROMPT, SEED, api_step
 
 PHONE = {"width": 390, "height": 844}
@@ -28,28 +27,10 @@ def room_server(tmp_path_factory: pytest.TempPathFactory):
     server.stop()
 
 
-def query(url: str) -> dict[str, str]:
-    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
-
-
 def ids_in(page: Page) -> list[int]:
     """The generated ids the stepper's controls form holds: what its next action sends."""
     value = page.locator("#state-fields input[name=ids]").input_value()
     return [int(i) for i in value.split(",") if i]
-
-
-def vote_open(teacher: Page, code: str) -> list[int]:
-    """Votes on, a step revealed, the next one stepped: the vote is open. The ids the class has seen."""
-    teacher.get_by_role("button", name="Class votes: off").click()
-    expect(teacher.get_by_role("button", name="Class votes: on")).to_be_visible()
-    step(teacher)
-    with teacher.expect_response(re.compile(r"/state$")):
-        teacher.get_by_role("button", name="Reveal").click()
-    step(teacher)
-    expect(teacher.locator("#ranges")).to_contain_text("hidden")
-    state = query("/?" + teacher.request.get(f"/room/{code}/results.json").json()["state"])
-    *revealed, _pick = [int(i) for i in state["ids"].split(",")]
-    return revealed
 
 
 def test_a_student_exploring_during_a_vote_starts_from_the_text_the_class_has_seen(

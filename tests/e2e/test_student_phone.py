@@ -1,15 +1,18 @@
-"""A student's phone in the class room: the way back to the room can be read, and nothing offers what a student
-cannot do (the teacher's chain presets)."""
+"""A student's phone in the class room: the text so far on the first screen (the pick kept out while the class
+votes), every column of the tables on a 360 px screen, the way back to the room can be read, and nothing offers
+what a student cannot do (the teacher's chain presets)."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from playwright.sync_api import Browser, expect
-from room_helpers import Server, join, new_context, start_room
+from on_screen import tables_on_screen
+from playwright.sync_api import Browser, Locator, expect
+from room_helpers import Server, join, new_context, reveal, start_room, vote_open
 
 PHONE = {"width": 390, "height": 844}
+SMALL_PHONE = {"width": 360, "height": 740}
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +70,39 @@ def test_a_student_is_not_offered_the_chain_s_presets(browser: Browser, room_ser
     expect(chain).to_contain_text("Each stage sees the distribution")
     assert "Presets" not in chain.inner_text()  # hidden with the buttons it names, not "Presets: , ."
     assert not re.search(r":\s*,", student.locator("#main").inner_text())
+
+
+def generated(text: Locator) -> list[str]:
+    """The generated tokens a text so far shows ('?' for a hidden pick)."""
+    return [word.strip() for word in text.locator(".gen").all_inner_texts()]
+
+
+@pytest.mark.parametrize("locale", ["en-US", "de-DE"])
+def test_the_text_so_far_is_on_a_phone_s_first_screen_and_the_pick_only_after_reveal(
+    browser: Browser, room_server: Server, locale: str, save_screenshot
+) -> None:
+    url = room_server.url
+    teacher, code = start_room(new_context(browser, url), url)
+    student = new_context(browser, url, viewport=SMALL_PHONE, locale=locale).new_page()
+    student.goto(f"{url}/join?code={code}")  # the join form in the phone's language
+    student.locator(".join-form button[type=submit]").click()
+    expect(student).to_have_url(f"{url}/room/{code}")
+    vote_open(teacher, code)
+    top, panel = student.locator("#text-now"), student.locator("#text .text-so-far")
+    expect(top.locator(".gen")).to_have_count(2)  # the poll brought the second vote: the revealed step, then '?'
+    expect(top.locator(".gen").last).to_have_text("?")
+    during = generated(top)
+    assert during == generated(panel), "the decode panel's text"
+    box = top.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= SMALL_PHONE["height"], f"below the first screen: {box}"
+    expect(student.locator("html")).to_have_js_property("scrollWidth", SMALL_PHONE["width"])
+    save_screenshot(student, f"room-student-360-vote-open-{locale}")
+
+    reveal(teacher)
+    expect(top.locator(".gen").last).not_to_have_text("?")  # the poll brought the pick
+    after = generated(top)
+    assert after == generated(panel) and after[:-1] == during[:-1], "the same text, the pick where '?' was"
+    problems, headers = tables_on_screen(student, SMALL_PHONE["width"])
+    assert problems == [] and len(headers["logits-table"]) == 5, headers  # #, token, z, p, range; no "choose"
+    expect(student.locator("html")).to_have_js_property("scrollWidth", SMALL_PHONE["width"])
+    save_screenshot(student, f"room-student-360-revealed-{locale}")

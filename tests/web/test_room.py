@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlencode
 
 import pytest
 
 from webapp.web import create_app
+
+from .markup import parse
 
 ORIGIN = {"Origin": "http://localhost"}
 START = "/?prompt=The+girl+saw+a&seed=44"
@@ -31,8 +34,8 @@ def teacher(app):
     return app.test_client()
 
 
-def start_room(teacher, votes: bool = True) -> str:
-    answer = teacher.post("/room", data={"from": START}, headers=ORIGIN)
+def start_room(teacher, votes: bool = True, start: str = START) -> str:
+    answer = teacher.post("/room", data={"from": start}, headers=ORIGIN)
     assert answer.status_code == 303
     code = answer.headers["Location"].split("/")[2]
     if votes:
@@ -99,6 +102,32 @@ def test_a_student_follows_the_teachers_screen(app, teacher) -> None:
     assert again.status_code == 200 and again.headers["ETag"] != first.headers["ETag"]
     page = student.get(f"/room/{code}")
     assert "Following the teacher" in page.get_data(as_text=True)
+
+
+def test_a_student_s_screen_has_the_text_so_far_above_the_ballot_in_the_page_and_each_poll(app, teacher) -> None:
+    code = start_room(teacher, votes=False)
+    student = join(app, code)
+    step(teacher, code, START)
+    for answer in (student.get(f"/room/{code}"), student.get(f"/room/{code}/screen")):
+        doc = parse(answer.data)
+        top, panel = doc.by_id("text-now"), doc.find("p", "text-so-far")
+        assert top is not None and panel is not None
+        assert top.text().split() == ["Text", "so", "far", *panel.text().split()], "the decode panel's text"
+        order = [e.attrs.get("id") for e in doc.iter() if e.attrs.get("id") in ("room-status", "text-now", "ballot")]
+        assert order == ["room-status", "text-now", "ballot"], "under the room's line, above the ballot"
+    assert top.attrs["hx-swap-oob"] == "true", "each poll swaps it with the panels"
+
+
+@pytest.mark.parametrize("payload", ['<img src=x onerror=alert(1)> & "Mr', "</p><b>bold</b>"])
+def test_the_text_so_far_at_the_top_shows_the_prompt_as_text(app, teacher, payload) -> None:
+    code = start_room(teacher, votes=False, start="/?" + urlencode({"prompt": payload, "seed": "44"}))
+    student = join(app, code)
+    for answer in (student.get(f"/room/{code}"), student.get(f"/room/{code}/screen")):
+        html = answer.get_data(as_text=True)
+        assert payload not in html, "raw markup from the prompt"
+        top = parse(html).by_id("text-now")
+        assert top.find("span", "prompt-text").text() == payload
+        assert [e.tag for e in top.iter()] == ["section", "h2", "div", "p", "span"], "no element from the prompt"
 
 
 def test_a_student_cannot_step_reveal_or_change_the_room(app, teacher) -> None:

@@ -130,6 +130,12 @@ def generated_text(doc: Element) -> list[str]:
     return [e.text() for e in text.iter() if "gen" in e.classes] if text is not None else []
 
 
+def text_at_top(doc: Element) -> list[str]:
+    """The generated tokens the text so far near the top of a student's screen shows (#text-now)."""
+    block = doc.by_id("text-now")
+    return [e.text() for e in block.iter() if "gen" in e.classes] if block is not None else []
+
+
 @pytest.mark.parametrize(
     ("settings", "typed"),
     [("", False), ("", True), ("&inside=1&surprise=1&many=100", False), ("&top_k=5&temperature=0.7", False)],
@@ -139,7 +145,7 @@ def test_no_byte_a_student_receives_holds_the_pick_until_reveal(app, settings, t
     answers = everything_a_student_receives(student, code)
     assert all(a.status_code in (200, 303, 400) for a in answers), [a.status_code for a in answers]
     assert any(a.status_code == 400 for a in answers), "a refused vote is read too"
-    seen_lists = 0
+    seen_lists = tops = 0
     for answer in answers:
         raw = answer.get_data(as_text=True) + str(answer.headers)
         for found in IDS_IN_TEXT.findall(raw.replace("%2C", ",")):
@@ -154,13 +160,17 @@ def test_no_byte_a_student_receives_holds_the_pick_until_reveal(app, settings, t
             assert chips[-1].text().strip() == "?" and not re.search(r"\d", chips[-1].attrs["title"]), "its id"
         if doc.find("p", "text-so-far") is not None:
             assert generated_text(doc) == [*text, "?"]
+        if doc.by_id("text-now") is not None:
+            tops += 1
+            assert text_at_top(doc) == [*text, "?"], "the text at the top is the panel's, '?' where the pick will be"
     assert seen_lists > 20, "the answers hold links and fields to read"
+    assert tops == 17, "every page and poll (4 ways to a language, with and without htmx), and where a vote leads back"
 
     shown = generated_text(parse(teacher.get(teacher_reveals(teacher, code)).data))  # Reveal lets the pick out
     assert shown[:-1] == text and shown[-1] != "?"
     for lang in ("en", "de"):
         doc = parse(student.get(f"/room/{code}?lang={lang}").data)
-        assert [*revealed, pick] in ids_lists(doc) and generated_text(doc) == shown
+        assert [*revealed, pick] in ids_lists(doc) and generated_text(doc) == shown == text_at_top(doc)
         assert value_ids(query_of(doc.find("a", "room-explore").attrs["href"])["ids"]) == [*revealed, pick]
 
 
