@@ -74,12 +74,20 @@
   // The teacher: a change that did not arrive waits (the latest only: each names the whole screen) until the
   // room answers again, the counts line's next poll, and is then sent by itself; meanwhile the top of the
   // screen says the class does not see it. A refusal (a 4xx) is said in #error as before, and not sent again.
+  // The store's "not answering" (a 503's sentence, in #error) goes too when the room answers again.
   var unsentScreen = null;
+  var storeNote = null;
   function teacherHeard(detail, status) {
     var m = main();
     if (!m || m.dataset.roomRole !== "teacher") return;
     var path = detail.pathInfo.requestPath;
     var lost = unreached(status);
+    var region = document.getElementById("error");
+    if (status === 503 && region && region.firstElementChild) storeNote = region.firstElementChild;
+    else if (!lost && storeNote && /^\/room\//.test(path)) {
+      storeNote.remove();
+      storeNote = null;
+    }
     if (path === m.dataset.roomPublish) {
       unsentScreen = lost ? valuesOf(detail.requestConfig.formData) : null;
       sayConnection(lost);

@@ -91,6 +91,7 @@ def test_a_step_made_while_the_store_is_not_answering_reaches_the_class_when_it_
         expect(student.locator(".text-so-far")).to_have_text(text_of(teacher), timeout=45_000)
         expect(teacher.locator("#connection")).to_be_empty(timeout=BACK)
         expect(student.locator("#connection")).to_be_empty(timeout=BACK)
+        expect(teacher.locator("#error .error-message")).to_have_count(0)  # "not answering" no longer holds
     finally:
         server.stop()
         redis.stop()
