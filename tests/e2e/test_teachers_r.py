@@ -29,7 +29,7 @@ def test_teachers_r_is_used_recorded_and_kept(page: Page, expected_ids) -> None:
     click_step(page, 1)
 
     sentence = page.locator("#pick-sentence")
-    expect(sentence).to_contain_text("The teacher typed r.")
+    expect(sentence).to_contain_text("This r was typed in, not drawn.")
     expect(sentence).to_contain_text(re.compile(r"r = 0\.9990* falls in"))
     expect(sentence).not_to_contain_text("default_rng")
     expect(range_bar(page)).to_have_attribute("data-r", "0.999")
@@ -44,11 +44,11 @@ def test_teachers_r_is_used_recorded_and_kept(page: Page, expected_ids) -> None:
 
     page.reload()
     expect_step_done(page, 1)
-    expect(sentence).to_contain_text("The teacher typed r.")
+    expect(sentence).to_contain_text("This r was typed in, not drawn.")
     expect(sentence).to_contain_text(re.compile(r"r = 0\.9990* falls in"))
     expect(field).to_have_value("")
 
     click_step(page, 2)  # the next step draws the seeded r again
     expect_url_param(page, "src", "s,0.999,s")
     expect(sentence).to_contain_text("default_rng([44, 2])")
-    expect(sentence).not_to_contain_text("The teacher typed r.")
+    expect(sentence).not_to_contain_text("This r was typed in, not drawn.")

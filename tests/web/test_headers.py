@@ -88,7 +88,7 @@ def test_no_inline_script_or_style(client, path, headers):
 def test_page_scripts_and_styles_are_local(client):
     doc = parse(client.get("/").data)
     sources = [s.attrs["src"] for s in doc.find_all("script")]
-    scripts = ["vendor/htmx.min.js", "js/pick.js", "js/classroom.js", "js/guide.js", "js/room.js"]
+    scripts = ["vendor/htmx.min.js", "js/pick.js", "js/classroom.js", "js/guide.js", "js/glossary.js", "js/room.js"]
     assert sources == [f"/static/{name}" for name in scripts]
     for link in doc.find_all("link"):
         assert link.attrs["href"].startswith("/static/"), "nothing from a CDN"

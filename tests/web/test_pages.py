@@ -244,8 +244,8 @@ def test_settings_changed_after_a_pick_say_so(client, three):
     api = client.get(state_url("/api/step", three[:-1], **greedy)).json
     runner_up = api["rows"][1]["id"]  # not the argmax, so greedy would not have picked it
     doc = parse(client.get(state_url("/", [*three[:-1], runner_up], **greedy)).data)
-    assert "picked with other settings" in doc.by_id("ranges").text()
+    assert "picked before a setting changed" in doc.by_id("ranges").text()
     assert [row.id for row in logits_rows(doc) if "picked" in row.classes] == [str(api["chosen"]["id"])]
     assert hidden_fields(doc)["ids"].endswith(str(runner_up))
     same = parse(client.get(state_url("/", [*three[:-1], api["chosen"]["id"]], **greedy)).data)
-    assert "picked with other settings" not in same.by_id("ranges").text()
+    assert "picked before a setting changed" not in same.by_id("ranges").text()

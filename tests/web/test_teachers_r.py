@@ -21,7 +21,7 @@ def test_step_with_teachers_r_uses_it_and_records_it(client, model, three):
 
     doc = page(client, **q)
     sentence = " ".join(doc.by_id("pick-sentence").text().split())
-    assert "The teacher typed r." in sentence and re.search(r"r = 0\.9990* falls in", sentence)
+    assert "This r was typed in, not drawn." in sentence and re.search(r"r = 0\.9990* falls in", sentence)
     assert "default_rng" not in sentence
     assert doc.by_id("next-r").attrs["value"] == ""
     assert "gen-typed" in doc.by_id("text").find_all("button", "gen")[-1].classes

@@ -139,7 +139,8 @@ def test_pick_sentence_is_the_twins_r_and_range(state):
     assert float(bar.attrs["data-r"]) == step["r"], "the animation's target is the exact r"
     assert bar.attrs["data-step"] == str(step["step"])
     source = " ".join(doc.find("span", "r-source").text().split())
-    assert source == f"(r from numpy.random.default_rng([{step['seed']}, {step['step']}]).random())"
+    assert source.endswith(f"In Python: numpy.random.default_rng([{step['seed']}, {step['step']}]).random())")
+    assert f" {step['seed']} and the step number {step['step']}:" in source
 
 
 def ranges_drawn(group) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ from ..inference.machinery.registry import DEFAULT_MODEL
 from ..inference.machinery.user_models import load_available
 from .classroom import room_support
 from .classroom.student_polls import StudentPolls
-from .i18n import filters, translations
+from .i18n import filters, glossary, translations
 
 # room_students and room_teacher are imported for their routes, which each adds to room.bp.
 from .routes import api, room, room_students, room_teacher  # noqa: F401
@@ -49,6 +49,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.extensions["models"] = models
     translations.register(app)
     filters.register(app)
+    glossary.register(app)
     paths.register(app)
     errors.register(app)
     budget.time_requests(app)  # first: its Server-Timing goes on after the cache has kept the answer

@@ -53,6 +53,7 @@ class RangesPanel:
     pick_hi: str = ""
     picked: Markup = Markup()  # the picked token's label
     picked_quoted: Markup = Markup()  # "'might'", as the pick sentence writes it
+    picked_unk: bool = False  # the text's token at this step is <unk>: the page says what that means as an answer
     seed: int = 0
     step: int = 0  # the generation step r was (or will be) drawn for
     other_order_token: Markup | None = None  # the token the same r picks with the ranges in the other order
@@ -97,6 +98,7 @@ def present(screen: Screen) -> RangesPanel:
         pick_hi=fixed(chosen.hi, digits),
         picked=labels[chosen.id],
         picked_quoted=_("'%(token)s'", token=labels[chosen.id]),
+        picked_unk=taken and screen.in_text == screen.model.tokenizer.unk_id,
         seed=step.settings.seed,
         step=step.step,
         other_order_token=labels[other.id] if other else None,

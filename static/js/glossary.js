@@ -1,0 +1,23 @@
+/* The glossary's definitions (a .term's .term-def, shown by CSS on hover, focus and tap): one that would pass
+   the window's right edge opens towards the left instead, and Escape closes the one that has the focus. */
+(function () {
+  "use strict";
+
+  function place(term) {
+    var definition = term.querySelector(".term-def");
+    if (!definition || window.innerWidth <= 700) return; // on a phone it is a card along the bottom (app.css)
+    definition.classList.remove("flip");
+    var box = definition.getBoundingClientRect();
+    if (box.right > document.documentElement.clientWidth - 8) definition.classList.add("flip");
+  }
+
+  function termOf(event) { return event.target.closest && event.target.closest(".term"); }
+
+  document.addEventListener("mouseover", function (event) { var t = termOf(event); if (t) place(t); });
+  document.addEventListener("focusin", function (event) { var t = termOf(event); if (t) place(t); });
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && document.activeElement && document.activeElement.classList.contains("term")) {
+      document.activeElement.blur();
+    }
+  });
+})();
