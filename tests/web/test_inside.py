@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -150,3 +151,22 @@ def test_the_panels_size_does_not_grow_with_the_text(client, model):
         part = html[html.index('<section id="inside"') :]
         sizes.append(len(part[: part.index("</section>")]) - len(ids))  # the form holds the ids once
     assert sizes[1] < 1.25 * sizes[0]
+
+
+def test_back_from_the_last_position_chosen_in_the_panel_forgets_it(client, three):
+    """near at the window's last position is past the window one Back later: Back still works, the panel lists
+    the neighbours of its default position."""
+    ids = ",".join(map(str, three))
+    last = client.get(url("/api/inside", **BASE, ids=ids)).json["near"]["position"]
+    back = client.get(url("/back", **BASE, ids=ids, inside="1", near=str(last)), headers=HTMX)
+    assert back.status_code == 200
+    assert hidden_fields(parse(back.data)).get("near", "") == ""
+    kept = client.get(url("/back", **BASE, ids=ids, inside="1", near="1"), headers=HTMX)
+    assert kept.status_code == 200 and hidden_fields(parse(kept.data)).get("near", "") == ""
+
+
+def test_changing_the_model_forgets_the_panels_layer_head_and_position(client):
+    """The model menu sends layer, head and near empty: a 4-layer model's choice is not refused by another."""
+    page = parse(client.get(url("/", **BASE, inside="1", layer="4", head="3", near="2")).data)
+    menu = page.by_id("model")
+    assert {"layer": "", "head": "", "near": ""}.items() <= json.loads(menu.attrs["hx-vals"]).items()

@@ -228,8 +228,12 @@ class State:
         return replace(self.truncated(i), next_r=self.given_r(i))
 
     def truncated(self, n: int) -> State:
-        """Keep the first n generated tokens: truncated(len - 1) is Back, truncated(0) is Reset."""
-        return replace(self, ids=self.ids[:n], sources=self.sources[:n], at=None, revealed=False)
+        """Keep the first n generated tokens: truncated(len - 1) is Back, truncated(0) is Reset.
+
+        A position chosen in the inside panel (near) is forgotten when tokens go: it may be past the shorter window.
+        """
+        near = self.near if n >= len(self.ids) else None
+        return replace(self, ids=self.ids[:n], sources=self.sources[:n], at=None, revealed=False, near=near)
 
 
 def article_query(scores: ArticleScores) -> dict[str, str]:
