@@ -18,7 +18,7 @@ def test_each_pick_is_announced(page: Page) -> None:
 
     click_step(page, 0)
 
-    expect(announce).to_have_text(re.compile(r"^r = 0\.\d{3}, picked '.+', \d+ %$"))
+    expect(announce).to_have_text(re.compile(r"^r = 0\.\d{3}, picked '.+', \d+\.\d %$"))
     r = float(range_bar(page).get_attribute("data-r") or "nan")
     expect(announce).to_have_text(re.compile(rf"^r = {r:.3f}, picked '{re.escape(picked_token(page))}', "))
     click_step(page, 1)

@@ -249,3 +249,12 @@ def test_settings_changed_after_a_pick_say_so(client, three):
     assert hidden_fields(doc)["ids"].endswith(str(runner_up))
     same = parse(client.get(state_url("/", [*three[:-1], api["chosen"]["id"]], **greedy)).data)
     assert "picked before a setting changed" not in same.by_id("ranges").text()
+
+
+def test_the_article_model_says_it_reads_no_text_instead_of_calling_the_prompt_empty(client):
+    doc = parse(client.get("/?model=article&prompt=It+is+a+truth&guide=0").data)
+    note = doc.by_id("tokens").text()
+    assert "reads no text" in note
+    assert "every byte is a token" not in note and "An empty prompt" not in note
+    other = parse(client.get("/?prompt=It+is+a+truth&guide=0").data)
+    assert "reads no text" not in other.by_id("tokens").text()

@@ -87,7 +87,7 @@ def announces(screen: Screen) -> bool:
 def announcement(screen: Screen) -> Markup:
     """The pick in a sentence: "r = 0.412, picked 'the', 23 %", and the token the teacher chose instead."""
     step, labels = screen.result, screen.labels
-    figures = {"r": fixed(step.r, 3), "token": labels[step.chosen.id], "p": pct(step.chosen.prob_kept, 0)}
+    figures = {"r": fixed(step.r, 3), "token": labels[step.chosen.id], "p": pct(step.chosen.prob_kept)}
     if screen.forced:
         return _(
             "r = %(r)s, picked '%(token)s', %(p)s; the teacher chose '%(chosen)s' instead",

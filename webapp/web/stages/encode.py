@@ -15,6 +15,7 @@ from urllib.parse import quote
 from flask import url_for
 from markupsafe import Markup
 
+from ...inference.article import ARTICLE
 from ...inference.tokenizer import Token
 from ..i18n.filters import thousands
 from ..i18n.labels import token_label
@@ -68,6 +69,7 @@ class TokensPanel:
     counts: Markup  # '7 prompt tokens + 2 generated, from a vocabulary of 5,000.'
     n_unk: int  # the prompt's words not in the vocabulary, each now <unk>
     encodes_any_text: bool  # no <unk>: every byte is a token (a byte-level BPE vocabulary)
+    reads_no_text: bool  # the article's model: its scores are typed, whatever the prompt
     prompt_chips: tuple[PromptChip, ...]
     generated_chips: tuple[GeneratedChip, ...]
     empty: bool  # no prompt and nothing generated yet
@@ -83,10 +85,11 @@ def present(screen: Screen) -> TokensPanel:
     return TokensPanel(
         counts=_counts(len(step.prompt_tokens), len(ids), screen.model.n_vocab),
         n_unk=sum(t.unk for t in step.prompt_tokens),
-        encodes_any_text=screen.model.tokenizer.unk_id is None,
+        encodes_any_text=screen.model.tokenizer.unk_id is None and screen.state.model != ARTICLE,
+        reads_no_text=screen.state.model == ARTICLE,
         prompt_chips=_prompt_chips(step.prompt_tokens, step.window_start, vocab_url),
         generated_chips=_generated_chips(screen),
-        empty=not step.prompt_tokens and not ids,
+        empty=not step.prompt_tokens and not ids and screen.state.model != ARTICLE,
         window_note=_window_note(step.window_start, screen.model.n_ctx),
         worked=fold_view(screen, "worked-encode", "worked", _("Worked example")),
         example=_example(screen, vocab_url),

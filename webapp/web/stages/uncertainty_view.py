@@ -85,7 +85,8 @@ def surprise_note(u: Uncertainty) -> Markup:
     if u.surprise < u.entropy:
         return _(
             "'%(token)s' had p = %(p)s, so its surprise is −log<sub>2</sub> %(p)s = %(bits)s bits: less surprising "
-            "than an average pick (%(h)s bits).",
+            "than an average pick (%(h)s bits). An average pick is measured over every token, and most of them "
+            "are even less likely than this one.",
             **figures,
         )
     return _(
