@@ -160,6 +160,22 @@
   document.addEventListener("htmx:afterSettle", function () { showNeedsJs(); reopenWorked(); showNewest(); nextWhenPicked(); });
   document.addEventListener("pick:done", nextWhenPicked);
   document.addEventListener("htmx:responseError", function () { setPlaying(false); });
+  // What was pressed stays where it was on the screen: an answer that grows a panel above the one pressed
+  // in (the forward pass opening, chips wrapping onto a new line) does not carry the page away from it.
+  var pressedIn = null;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail.elt;
+    var panel = elt && elt.closest && elt.closest(".panel[id]");
+    pressedIn = panel ? { id: panel.id, top: panel.getBoundingClientRect().top } : null;
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    var was = pressedIn;
+    pressedIn = null;
+    var panel = was && $(was.id);
+    if (!panel) return;
+    var moved = panel.getBoundingClientRect().top - was.top;
+    if (Math.abs(moved) > 1) window.scrollBy(0, moved);
+  });
   // A refusal is said at the top of the page; a button pressed further down (Start a class room, in
   // the Share panel) must not seem to do nothing: bring the sentence into view.
   document.addEventListener("htmx:afterSwap", function (event) {
