@@ -9,6 +9,7 @@ reads them, without e+ notation.
 
 from __future__ import annotations
 
+import math
 import re
 from urllib.parse import urlencode
 
@@ -18,7 +19,7 @@ import pytest
 from webapp.inference.step import encode_prompt
 from webapp.web.stages.chain_view import N_BARS
 
-from .markup import parse, pct, words
+from .markup import parse, pct, read_number, unfold, words
 from .models import BIGRAM_MODEL, TRANSFORMER
 
 PROMPT = "It is a truth"
@@ -126,3 +127,25 @@ def test_each_truncation_card_states_its_rule_before_what_it_did(client):
         assert cards[stage].startswith(rule), cards[stage]
         assert re.search(r"This time it kept [\d,]+ tokens?, [\d.]+ % of the probability", cards[stage])
     assert cards["penalties"].startswith("Penalties change the scores of tokens the text already has")
+
+
+E_NOTATION = re.compile(r"\de[+−-]?\d")  # '3.364e+05', '1.2e−07'
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "zh"])
+@pytest.mark.parametrize(
+    ("model_name", "temperature"),
+    [(TRANSFORMER, "0.5"), (TRANSFORMER, "1"), (BIGRAM_MODEL, "0.1"), (BIGRAM_MODEL, "0.01"), (BIGRAM_MODEL, "2")],
+)
+def test_the_softmax_worked_example_writes_big_and_small_numbers_as_a_pupil_reads_them(
+    app, client, model_name, temperature, lang
+):
+    if model_name not in app.extensions["models"]:
+        pytest.skip(f"{model_name} is not bundled")
+    params = {"model": model_name, "prompt": PROMPT, "temperature": temperature, "seed": "7", "lang": lang}
+    doc = unfold(client, parse(client.get("/?" + urlencode(params)).data))
+    text = words(doc.by_id("worked-softmax"))
+    assert "e+" not in text and not E_NOTATION.search(text), text
+    if lang == "en":  # the power of e and its value, read back
+        m = re.search(r" e(?P<power>\S+) = (?P<exp>[^;]+);", text)
+        assert read_number(m["exp"]) == pytest.approx(math.exp(read_number(m["power"])), rel=5e-4)

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 
-from .markup import Element, digits, label, logits_rows, num, parse, pct, pick_digits, unfold, words
+from .markup import Element, digits, label, logits_rows, num, parse, pct, pick_digits, read_number, unfold, words
 from .models import BIGRAM_MODEL, TRANSFORMER, bigram
 
 MINUS = "\N{MINUS SIGN}"
@@ -178,7 +178,7 @@ SOFTMAX = re.compile(
     r"| ez / T would be too large or too small for a computer here, so the largest logit \((?P<zmax>\S+)\) is "
     r"subtracted first, which leaves every probability the same: \(z − (?P=zmax)\) / T = "
     r"\((?P<z2>\S+) − (?P=zmax)\) / (?P<t2>\S+) = (?P<shifted>\S+);)"
-    r" e(?P<power>\S+) = (?P<exp>\S+); divided by the sum over all (?P<n>[\d,]+) tokens \((?P<total>\S+)\) "
+    r" e(?P<power>\S+) = (?P<exp>[^;]+); divided by the sum over all (?P<n>[\d,]+) tokens \((?P<total>[^)]+)\) "
     r"= (?P<prob>\S+ %)\."
 )
 
@@ -206,7 +206,7 @@ def test_softmax_works_the_top_tokens_probability_out(state):
             num(top["scaled"]),
         )
         assert m["power"] == num(top["scaled"])
-        assert float(m["exp"]) == pytest.approx(math.exp(top["scaled"]), rel=5e-4)
+        assert read_number(m["exp"]) == pytest.approx(math.exp(top["scaled"]), rel=5e-4)
     else:
         # The top row has the largest logit, so it is what is subtracted, and e^0 = 1.
         assert (m["token"], m["z2"], m["t2"]) == (label(top["token"]), num(top["logit"]), f"{t:g}")
@@ -214,7 +214,7 @@ def test_softmax_works_the_top_tokens_probability_out(state):
     assert (m["t"] or m["t2"]) == (params.get("temperature", "1"))
     assert scaled.max() == top["scaled"]
     # 4 significant figures each: the quotient is the probability within about 1e-3.
-    assert float(m["exp"]) / float(m["total"]) == pytest.approx(top["prob"], rel=1.5e-3)
+    assert read_number(m["exp"]) / read_number(m["total"]) == pytest.approx(top["prob"], rel=1.5e-3)
     assert m["prob"] == pct(top["prob"]) == logits_rows(doc)[0].prob
     if t < 1:
         assert (
