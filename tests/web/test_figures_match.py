@@ -149,3 +149,47 @@ def test_the_softmax_worked_example_writes_big_and_small_numbers_as_a_pupil_read
     if lang == "en":  # the power of e and its value, read back
         m = re.search(r" e(?P<power>\S+) = (?P<exp>[^;]+);", text)
         assert read_number(m["exp"]) == pytest.approx(math.exp(read_number(m["power"])), rel=5e-4)
+
+
+def count_row(model, prev: int) -> dict[int, int]:
+    """The corpus counts of the words that followed prev, read straight off the model's count table."""
+    lo, hi = int(model.indptr[prev]), int(model.indptr[prev + 1])
+    return dict(zip(model.indices[lo:hi].tolist(), model.counts[lo:hi].tolist(), strict=True))
+
+
+def number(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+@pytest.mark.parametrize("prompt", ["It is a truth", "She looked at the", "the man", "I assure", "I belong"])
+def test_the_bigrams_count_rows_add_up_to_the_total_it_says_and_each_probability_is_smoothed(app, client, prompt):
+    model = app.extensions["models"][BIGRAM_MODEL]
+    params = {"model": BIGRAM_MODEL, "prompt": prompt, "inside": "1", "guide": "1"}
+    doc = parse(client.get("/?" + urlencode(params)).data)
+    panel = doc.by_id("inside")
+    note = words(panel.find("p", "panel-note"))
+    m = re.search(r"was followed by another token ([\d,]+) times?, by ([\d,]+) different ones", note)
+    total, n_seen = number(m[1]), number(m[2])
+    prev = [t.id for t in encode_prompt(model, prompt)][-1]
+    row = count_row(model, prev)
+    assert (total, n_seen) == (sum(row.values()), len(row))
+    table = panel.find("table", "inside-counts")
+    shown = [[words(td) for td in tr.find_all("td")] for tr in table.find("tbody").find_all("tr")]
+    counts = [number(cells[1]) for cells in shown]
+    more = table.find("tr", "more")
+    if len(row) > len(shown):
+        n_more = len(row) - len(shown)
+        assert words(more.find("th")) == f"and {n_more:,} more token{'s' if n_more > 1 else ''}"
+        counts.append(number(words(more.find("td"))))
+    else:
+        assert more is None
+    assert sum(counts) == total
+    k, n_vocab = model.k, model.n_vocab
+    assert sorted(row.values(), reverse=True)[: len(shown)] == [number(cells[1]) for cells in shown]
+    for cells in shown:
+        assert cells[2] == pct((number(cells[1]) + k) / (total + k * n_vocab))
+    worked = words(panel.by_id("worked-inside-bigram"))
+    made_up = f"{k * n_vocab:,.0f}"
+    assert f"{k:g} for each of {n_vocab:,} words makes {made_up} made-up counts" in worked
+    top = max(row.values())
+    assert f"= ({top:,} + {k:g}) / ({total:,} + {made_up}) = {pct((top + k) / (total + k * n_vocab))}" in worked

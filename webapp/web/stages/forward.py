@@ -16,7 +16,7 @@ from markupsafe import Markup
 from ...inference import Row
 from ...inference.derived import explain
 from ...inference.derived.table import Rest
-from ..i18n.filters import general, num, pct, span, thousands
+from ..i18n.filters import general, num, pct, readable, span, thousands
 from ..i18n.labels import token_label
 from ..i18n.translations import SLOT, filler
 from ..i18n.translations import template_gettext as _
@@ -69,7 +69,7 @@ class Example:
 
 @dataclass(frozen=True)
 class BigramCounts:
-    """z = log((pair + k) / (prev + k × n_vocab)), written out."""
+    """p = (pair + k) / (prev + k × n_vocab) and z = log(p), written out."""
 
     prev: Markup
     token: Markup
@@ -79,6 +79,8 @@ class BigramCounts:
     prev_text: str
     k: str
     n_vocab: str
+    made_up: str  # k × n_vocab: '50'
+    prob: str  # at T = 1
     logit: str
 
 
@@ -233,6 +235,8 @@ def _example(screen: Screen) -> Example:
             prev_text=thousands(b.prev_count),
             k=general(b.k),
             n_vocab=thousands(b.n_vocab),
+            made_up=readable(b.made_up),
+            prob=pct(b.prob),
             logit=num(b.logit),
         )
     return Example(
