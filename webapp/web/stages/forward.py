@@ -89,7 +89,7 @@ class LogitsPanel:
     """Stage 2's panel: what the model read, the table, what truncation cut, the worked example."""
 
     hidden: bool  # predict, then reveal: the scores stay hidden until Reveal
-    read: Markup  # 'The model read 7 tokens and gave each of the 5,000 tokens ... a logit z.'
+    read: Markup  # 'It read 7 tokens (words or pieces of words). Its vocabulary ... has 5,000 tokens; ...'
     rows_note: Markup  # 'Here are the top 20, then the picked token from further down.'
     penalised: bool  # the penalties moved a logit: the second column is z′ / T
     temperature: str  # T as the caption writes it
@@ -141,10 +141,13 @@ def present(screen: Screen) -> LogitsPanel:
 
 
 def _read(screen: Screen) -> Markup:
+    """What the model read and what it gave, after the panel's plain first sentence."""
     step = screen.result
     return ngettext(
-        "The model read %(num)s token and gave each of the %(vocab)s tokens of its vocabulary a logit z.",
-        "The model read %(num)s tokens and gave each of the %(vocab)s tokens of its vocabulary a logit z.",
+        "It read %(num)s token (a word or a piece of one). Its vocabulary, every token it knows, has %(vocab)s "
+        "tokens; a token's score is called its logit z.",
+        "It read %(num)s tokens (words or pieces of words). Its vocabulary, every token it knows, has %(vocab)s "
+        "tokens; a token's score is called its logit z.",
         len(step.context_ids) - step.window_start,
         vocab=thousands(screen.model.n_vocab),
     )
