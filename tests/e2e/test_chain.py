@@ -61,8 +61,8 @@ def test_the_cards_match_the_json_twin(page: Page, save_screenshot: Callable) ->
         expect(card).to_have_attribute("data-stage", stage["stage"])
         if stage["stage"] in ("top_k", "top_p") and stage["on"]:
             mass = f"{100 * stage['mass_kept']:.1f} %"
-            expect(card).to_contain_text(f"kept {stage['n_kept']:,} tokens, {mass} of the mass")
-    expect(cards.nth(2)).to_contain_text("at T = 1: temperature comes later")
+            expect(card).to_contain_text(f"kept {stage['n_kept']:,} tokens, {mass} of the probability")
+    expect(cards.nth(2)).to_contain_text("at T = 1: the temperature comes later")
     save_screenshot(page, "chain-cards")
 
 

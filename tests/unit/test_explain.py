@@ -240,6 +240,8 @@ def test_bigram_example_is_the_formula_on_the_counts(bigram, prompt, generated, 
     by_hand = math.log((pair + b.k) / (total + b.k * N_VOCAB))
     assert b.logit == pytest.approx(by_hand, rel=1e-12)
     assert b.logit == top.logit
+    assert b.prob == pytest.approx((pair + b.k) / (total + b.k * N_VOCAB), rel=1e-12)
+    assert b.prob == pytest.approx(math.exp(top.logit), rel=1e-9)  # its probability at T = 1
 
 
 @with_bigram

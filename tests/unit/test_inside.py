@@ -130,6 +130,10 @@ def test_the_bigram_shows_the_count_row_it_read(bigram):
     top = v.ids[0]  # its logit, by the bigram's formula, is the step's
     expected = math.log((v.counts[0] + v.k) / (v.row_total + v.k * v.n_vocab))
     assert result.row_of(top).logit == pytest.approx(expected)
+    # the rows shown and the rest add up to the row; each probability is the step's own at T = 1
+    assert sum(v.counts) + v.more_count == v.row_total and len(v.ids) + v.n_more == v.n_seen
+    assert v.made_up == v.k * v.n_vocab
+    assert [result.row_of(i).prob_t1 for i in v.ids] == pytest.approx(v.probs, rel=1e-9)
 
 
 def test_asking_for_the_inside_changes_no_figure_of_the_step(transformer, view):

@@ -151,6 +151,18 @@ def num(x: float | None) -> str:
     return f"{x:.3f}".replace("-", "\N{MINUS SIGN}")
 
 
+POWER = re.compile(r"^(?P<mantissa>\S+) × 10(?P<exponent>[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)$")
+
+
+def read_number(text: str) -> float:
+    """A number as the page writes it for a pupil, back to a float: '336,418', '601.8', '3.364 × 10⁻⁷'."""
+    m = POWER.match(text)
+    if m:
+        exponent = m["exponent"].translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+        return float(m["mantissa"].replace("\N{MINUS SIGN}", "-")) * 10 ** int(exponent)
+    return float(text.replace(",", "").replace("\N{MINUS SIGN}", "-"))
+
+
 def label(token: str) -> str:
     return "¶" if token == "<p>" else token
 

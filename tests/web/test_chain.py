@@ -94,10 +94,10 @@ def test_a_card_per_stage_in_the_chains_order_with_the_json_twins_figures(client
         sentence = words(card.find("p", "stage-sentence"))
         if stage["stage"] in ("top_k", "top_p", "min_p") and stage["on"]:
             assert f"kept {stage['n_kept']:,} token" in sentence
-            assert f"{pct(stage['mass_kept'])} of the mass" in sentence
+            assert f"{pct(stage['mass_kept'])} of the probability" in sentence
         if stage["stage"] == "penalties":
-            assert f"Changed {stage['n_changed']} logit" in sentence
-    assert "top-p 0.9 kept" in words(shown[2]).lower()
+            assert f"changed {stage['n_changed']} score" in sentence
+    assert "top-p 0.9 keeps" in words(shown[2]).lower()
 
 
 def test_the_cards_buttons_lead_to_the_moved_chain(client):

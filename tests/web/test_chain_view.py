@@ -55,12 +55,13 @@ def test_a_stage_that_cuts_draws_its_chart_and_the_stages_that_pass_it_on_do_not
 
 
 def test_a_changed_cards_chart_shows_the_twins_probabilities_of_the_top_tokens(client):
-    """Top-k after T = 1 sees the model's own probabilities: the table's p column."""
+    """Top-k at T = 1 passes the kept tokens on renormalised (the table's 'kept' figures), 'cut' for the rest."""
     cards = chain_cards(client, top_k="3")
     query = urlencode(bigram(prompt="Mr. Darcy said", seed="7", ids="5", top_k="3"))
     rows = client.get(f"/api/step?{query}").get_json()["rows"][:N_BARS]
     bars = cards[2].find("svg", "stage-chart").find_all("svg", "stage-bar")
-    assert [words(bar.find("text", "value")) for bar in bars] == [pct(row["prob"]) for row in rows]
+    values = [words(bar.find("text", "value")) for bar in bars]
+    assert values == [pct(row["prob_kept"]) if row["kept"] else "cut" for row in rows]
     assert ["cut" in bar.classes for bar in bars] == [not row["kept"] for row in rows]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.web.i18n.filters import num, pct, pick_digits, range_digits, span
+from webapp.web.i18n.filters import num, pct, pick_digits, range_digits, readable, span
 
 
 @pytest.mark.parametrize(
@@ -21,6 +21,23 @@ from webapp.web.i18n.filters import num, pct, pick_digits, range_digits, span
 )
 def test_pct(p, shown):
     assert pct(p) == shown
+
+
+@pytest.mark.parametrize(
+    ("x", "shown"),
+    [
+        (336418.3, "336,418"),
+        (601.83, "601.8"),
+        (1.0, "1"),
+        (0.04076, "0.04076"),
+        (3.3642e9, "3.364 × 10⁹"),
+        (1.93e-22, "1.93 × 10⁻²²"),
+        (2e6, "2 × 10⁶"),
+        (-5e-7, "\N{MINUS SIGN}5 × 10⁻⁷"),
+    ],
+)
+def test_readable_writes_no_e_notation(x, shown):
+    assert readable(x) == shown
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,7 @@ def test_nothing_is_announced_before_a_pick_or_while_it_is_hidden(app, three):
 def test_the_announcement_names_r_the_pick_and_its_probability(app, model, three):
     step = run_step_table(model, PROMPT, three[:2], SETTINGS)
     sentence = presented(app, chrome.present_announce, **BASE, ids=joined(three)).sentence
-    p = f"{100 * step.chosen.prob_kept:.0f} %"
+    p = f"{100 * step.chosen.prob_kept:.1f} %"  # as the table writes it
     assert str(sentence) == f"r = {step.r:.3f}, picked '{label(step.chosen.token)}', {p}"
 
 

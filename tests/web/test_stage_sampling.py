@@ -191,7 +191,8 @@ def test_the_penalties_card_writes_each_setting_that_is_on(present, three):
     chain = present(**BASE, ids=joined(three), repetition_penalty="1.3", frequency_penalty="0.5").chain
     card = chain.cards[0]
     assert card.penalties and (card.theta, card.alpha_p, card.alpha_f) == ("1.3", None, "0.5")
-    assert card.sentence.startswith("Changed ")
+    assert card.sentence.startswith("Penalties change the scores of tokens the text already has")
+    assert "This time they changed " in card.sentence
 
 
 @pytest.mark.parametrize(
@@ -207,7 +208,7 @@ def test_a_truncation_says_at_which_temperature_it_saw_the_probabilities(present
     after = present(**params, chain="penalties,temperature,top_k").chain.cards[2]
     before = present(**params, chain="penalties,top_k,temperature").chain.cards[1]
     assert "(at T = 0.7)" in after.sentence
-    assert "(at T = 1: temperature comes later)" in before.sentence
+    assert "(at T = 1: the temperature comes later)" in before.sentence
 
 
 def test_a_cutting_stage_charts_its_top_tokens_scaled_to_the_largest(present, three):

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pytest
 
-from .markup import Element, digits, label, logits_rows, num, parse, pct, pick_digits, unfold, words
+from .markup import Element, digits, label, logits_rows, num, parse, pct, pick_digits, read_number, unfold, words
 from .models import BIGRAM_MODEL, TRANSFORMER, bigram
 
 MINUS = "\N{MINUS SIGN}"
@@ -141,8 +141,14 @@ def test_with_penalties_logits_names_the_models_own_highest_scores(client):
 
 
 BIGRAM = re.compile(
+    r"This bigram model scores each word by how often it followed the previous word in its training text\. "
     r"After '(?P<prev>.+?)' \(seen (?P<prev_count>[\d,]+) times before another token\), '(?P<token>.+?)' came "
-    r"(?P<pair>[\d,]+) times, so with add-(?P<k>[\d.]+) smoothing over (?P<n>[\d,]+) tokens: "
+    r"(?P<pair>[\d,]+) times?\. A word that never followed must still have a small chance, so the model adds a "
+    r"made-up (?P<k>[\d.]+) to the count of each of its (?P<n>[\d,]+) words \(this is called smoothing\): "
+    r"(?P<k4>[\d.]+) for each of (?P<n3>[\d,]+) words makes (?P<made_up>[\d,.]+) made-up counts, almost all of "
+    r"them shared by the words that never followed\. "
+    r"p = \((?P<pair3>[\d,]+) \+ (?P<k5>[\d.]+)\) / \((?P<prev3>[\d,]+) \+ (?P=made_up)\) = (?P<p>\S+ %) "
+    r"That is its probability at T = 1; its logit is the log of it: "
     r"z = log\(\((?P<pair2>[\d,]+) \+ (?P<k2>[\d.]+)\) / \((?P<prev2>[\d,]+) \+ (?P<k3>[\d.]+) × (?P<n2>[\d,]+)\)\) "
     r"= (?P<z>\S+)$"
 )
@@ -163,13 +169,15 @@ def test_logits_shows_the_bigram_formula_with_this_steps_counts(state, app):
     lo, hi = int(model.indptr[prev]), int(model.indptr[prev + 1])
     row = dict(zip(model.indices[lo:hi].tolist(), model.counts[lo:hi].tolist(), strict=True))
     assert (m["prev"], m["token"]) == (label(model.tokenizer.vocab[prev]), label(top["token"]))
-    assert m["pair"] == m["pair2"] == f"{row.get(top['id'], 0):,}"
-    assert m["prev_count"] == m["prev2"] == f"{sum(row.values()):,}"
-    assert m["k"] == m["k2"] == m["k3"] == str(model.k)
-    assert m["n"] == m["n2"] == f"{step['n_vocab']:,}"
+    assert m["pair"] == m["pair2"] == m["pair3"] == f"{row.get(top['id'], 0):,}"
+    assert m["prev_count"] == m["prev2"] == m["prev3"] == f"{sum(row.values()):,}"
+    assert m["k"] == m["k2"] == m["k3"] == m["k4"] == m["k5"] == str(model.k)
+    assert m["n"] == m["n2"] == m["n3"] == f"{step['n_vocab']:,}"
+    assert m["made_up"] == f"{model.k * step['n_vocab']:g}"
     pair, total = int(m["pair"].replace(",", "")), int(m["prev_count"].replace(",", ""))
-    by_hand = math.log((pair + float(m["k"])) / (total + float(m["k"]) * step["n_vocab"]))
-    assert m["z"] == num(by_hand) == num(top["logit"])
+    p = (pair + model.k) / (total + model.k * step["n_vocab"])
+    assert m["p"] == pct(p) == pct(top["prob_t1"])
+    assert m["z"] == num(math.log(p)) == num(top["logit"])
 
 
 SOFTMAX = re.compile(
@@ -178,7 +186,7 @@ SOFTMAX = re.compile(
     r"| ez / T would be too large or too small for a computer here, so the largest logit \((?P<zmax>\S+)\) is "
     r"subtracted first, which leaves every probability the same: \(z − (?P=zmax)\) / T = "
     r"\((?P<z2>\S+) − (?P=zmax)\) / (?P<t2>\S+) = (?P<shifted>\S+);)"
-    r" e(?P<power>\S+) = (?P<exp>\S+); divided by the sum over all (?P<n>[\d,]+) tokens \((?P<total>\S+)\) "
+    r" e(?P<power>\S+) = (?P<exp>[^;]+); divided by the sum over all (?P<n>[\d,]+) tokens \((?P<total>[^)]+)\) "
     r"= (?P<prob>\S+ %)\."
 )
 
@@ -206,7 +214,7 @@ def test_softmax_works_the_top_tokens_probability_out(state):
             num(top["scaled"]),
         )
         assert m["power"] == num(top["scaled"])
-        assert float(m["exp"]) == pytest.approx(math.exp(top["scaled"]), rel=5e-4)
+        assert read_number(m["exp"]) == pytest.approx(math.exp(top["scaled"]), rel=5e-4)
     else:
         # The top row has the largest logit, so it is what is subtracted, and e^0 = 1.
         assert (m["token"], m["z2"], m["t2"]) == (label(top["token"]), num(top["logit"]), f"{t:g}")
@@ -214,7 +222,7 @@ def test_softmax_works_the_top_tokens_probability_out(state):
     assert (m["t"] or m["t2"]) == (params.get("temperature", "1"))
     assert scaled.max() == top["scaled"]
     # 4 significant figures each: the quotient is the probability within about 1e-3.
-    assert float(m["exp"]) / float(m["total"]) == pytest.approx(top["prob"], rel=1.5e-3)
+    assert read_number(m["exp"]) / read_number(m["total"]) == pytest.approx(top["prob"], rel=1.5e-3)
     assert m["prob"] == pct(top["prob"]) == logits_rows(doc)[0].prob
     if t < 1:
         assert (

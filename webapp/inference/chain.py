@@ -138,6 +138,16 @@ class Stage:
     def top_out(self) -> float:
         return float(self.probs_out.max())
 
+    @property
+    def min_p_floor(self) -> float | None:
+        """Min-p's bar: the least probability it keeps, its setting times the top one it saw; None for the others.
+
+        Min-p 0.1 over [0.5, 0.3, 0.04] -> 0.05: it keeps 0.5 and 0.3.
+        """
+        if self.name != "min_p" or self.setting is None:
+            return None
+        return self.setting * self.top_in
+
 
 def stage_setting(name: str, s: ChainSettings) -> float | int | tuple | None:
     """The setting a stage runs with, or None when it is off."""

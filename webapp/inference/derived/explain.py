@@ -83,7 +83,11 @@ def first_ranges(result: StepResult, n: int = 3) -> list[Row]:
 
 @dataclass(frozen=True)
 class BigramExample:
-    """logit = log((count(prev, next) + k) / (count(prev) + k * n_vocab)), with this step's figures."""
+    """logit = log((count(prev, next) + k) / (count(prev) + k * n_vocab)), with this step's figures.
+
+    'of' after a word seen 32 times, 18 of them before 'of', add-0.01 over 5,000 words: 50 made-up
+    counts, so p = (18 + 0.01) / (32 + 50) = 22.0 % at T = 1 (not 18 / 32), and the logit is log(p).
+    """
 
     prev: str
     token: str
@@ -92,6 +96,16 @@ class BigramExample:
     k: float
     n_vocab: int
     logit: float
+
+    @property
+    def made_up(self) -> float:
+        """k for each word of the vocabulary: the counts the smoothing adds to the row."""
+        return self.k * self.n_vocab
+
+    @property
+    def prob(self) -> float:
+        """The token's probability at T = 1: (pair + k) / (prev + k * n_vocab)."""
+        return (self.pair_count + self.k) / (self.prev_count + self.made_up)
 
 
 def bigram_example(model, result: StepResult) -> BigramExample | None:

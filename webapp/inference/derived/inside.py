@@ -98,6 +98,26 @@ class BigramView:
     counts: tuple[int, ...]
     n_seen: int  # how many different words followed prev
 
+    @property
+    def made_up(self) -> float:
+        """The counts the smoothing adds to the row: k for each word of the vocabulary (0.01 x 5,000 = 50)."""
+        return self.k * self.n_vocab
+
+    @property
+    def probs(self) -> tuple[float, ...]:
+        """Each shown word's probability at T = 1: (count + k) / (row total + k x n_vocab); (18 + 0.01) / 82."""
+        return tuple((c + self.k) / (self.row_total + self.made_up) for c in self.counts)
+
+    @property
+    def n_more(self) -> int:
+        """The words that followed prev but are not shown (fewer times than the shown ones)."""
+        return self.n_seen - len(self.ids)
+
+    @property
+    def more_count(self) -> int:
+        """How many times those words followed it, together: the row total less the shown counts."""
+        return self.row_total - sum(self.counts)
+
 
 def has_layers(model: LanguageModel) -> bool:
     """Whether the model's forward pass has layers to look inside; the bigram's is a row of its count table."""

@@ -127,6 +127,29 @@ def general(x: float, digits: int | None = None) -> str:
     return text if style is ENGLISH else style(text)
 
 
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+PLAIN_RANGE = (1e-3, 1e6)  # numbers in it are written out; beyond it, as a power of ten
+
+
+def readable(x: float, digits: int = 4) -> str:
+    """A number as a pupil reads it, never '3.364e+05': whole with its thousands from 1,000 to a million,
+    else `digits` significant figures, as a power of ten beyond PLAIN_RANGE.
+
+    336418.3 -> '336,418'; 601.83 -> '601.8'; 1.0 -> '1'; 3.3642e9 -> '3.364 × 10⁹'; 1.93e-22 -> '1.93 × 10⁻²²'.
+    """
+    if not math.isfinite(x) or x == 0:
+        return num(x) if math.isinf(x) else general(x)
+    size = abs(x)
+    if PLAIN_RANGE[0] <= size < PLAIN_RANGE[1]:
+        text = f"{x:,.0f}" if size >= 1000 else f"{x:.{digits}g}"
+    else:
+        mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+        mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+        text = f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+    style = _style.get()
+    return text.replace("-", TRUE_MINUS) if style is ENGLISH else style(text)
+
+
 def thousands(n: int) -> str:
     """4871 -> '4,871'; '4.871' in German, '4 871' in French."""
     style = _style.get()

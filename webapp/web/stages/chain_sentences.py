@@ -1,8 +1,9 @@
 """What each stage of the sampler chain did at this step, in a sentence of its card (chain_view.py).
 
-'Off: passed its 5,000 tokens on unchanged.', 'T = 0.5 sharpened the 5,000 tokens: ...', 'Top-k 5 kept 5
-tokens, 62.0 % of the mass; cut 4,995.' A truncation says at which temperature it saw the probabilities:
-T = 1 when the temperature stage comes after it.
+'Off: passed its 5,000 tokens on unchanged.', 'T = 0.5 sharpened the 5,000 tokens: ...'. A penalty or a
+truncation first says its rule in plain words, then what it did this time: 'Top-k 5 keeps the 5 most likely
+tokens and cuts the rest. This time it kept 62.0 % of the probability and cut 4,995 tokens.' A truncation
+says at which temperature it saw the probabilities: T = 1 when the temperature stage comes after it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from markupsafe import Markup
 from ...inference.chain import Stage
 from ...inference.derived.table import StepResult
 from ..i18n.filters import general, pct, thousands
+from ..i18n.translations import template_gettext as _
 from ..i18n.translations import template_ngettext as ngettext
 
 
@@ -25,13 +27,19 @@ def sentence(step: StepResult, stage: Stage, title: str) -> Markup:
             num=thousands(stage.n_in),
         )
     if stage.name == "penalties":
-        return ngettext(
-            "Changed %(num)s logit of tokens the text already has; the top token now has %(p)s (was %(p_before)s).",
-            "Changed %(num)s logits of tokens the text already has; the top token now has %(p)s (was %(p_before)s).",
-            stage.n_changed,
-            num=thousands(stage.n_changed),
-            p=pct(stage.top_out),
-            p_before=pct(stage.top_in),
+        return _join(
+            _(
+                "Penalties change the scores of tokens the text already has, most often to make them less likely, "
+                "so that the model repeats itself less."
+            ),
+            ngettext(
+                "This time they changed %(num)s score (logit); the top token now has %(p)s (was %(p_before)s).",
+                "This time they changed %(num)s scores (logits); the top token now has %(p)s (was %(p_before)s).",
+                stage.n_changed,
+                num=thousands(stage.n_changed),
+                p=pct(stage.top_out),
+                p_before=pct(stage.top_in),
+            ),
         )
     if stage.name == "temperature":
         return _temperature_sentence(stage)
@@ -72,10 +80,41 @@ def _temperature_sentence(stage: Stage) -> Markup:
 
 
 def _truncation_sentence(step: StepResult, stage: Stage, title: str) -> Markup:
-    """What top-k, top-p or min-p kept and cut, and at which temperature it saw the probabilities."""
+    """The rule of top-k, top-p or min-p, then what it kept and cut, and at which temperature it saw them."""
+    return _join(_rule(stage, title), _what_it_did(step, stage))
+
+
+def _rule(stage: Stage, title: str) -> Markup:
+    """The truncation's rule in plain words, with its setting: 'Top-k 5 keeps the 5 most likely tokens ...'."""
+    setting = general(stage.setting)
+    if stage.name == "top_k":
+        return ngettext(
+            "%(stage)s %(num)s keeps only the most likely token and cuts the rest.",
+            "%(stage)s %(num)s keeps the %(num)s most likely tokens and cuts the rest.",
+            stage.setting,
+            stage=title,
+            num=thousands(stage.setting),
+        )
+    if stage.name == "top_p":
+        return _(
+            "%(stage)s %(p)s keeps the most likely tokens, largest first, until their probabilities add up to at "
+            "least %(p)s (%(percent)s), and cuts the rest.",
+            stage=title,
+            p=setting,
+            percent=pct(stage.setting),
+        )
+    return _(
+        "%(stage)s %(p)s keeps every token at least %(p)s times as likely as the most likely one "
+        "(here: at least %(floor)s), and cuts the rest.",
+        stage=title,
+        p=setting,
+        floor=pct(stage.min_p_floor, 2),
+    )
+
+
+def _what_it_did(step: StepResult, stage: Stage) -> Markup:
+    """How many tokens it kept and cut this time, with their share of the probability it saw."""
     figures = {
-        "stage": title,
-        "setting": general(stage.setting),
         "num": thousands(stage.n_kept),
         "mass": pct(stage.mass_kept),
         "t": general(stage.temperature),
@@ -83,25 +122,30 @@ def _truncation_sentence(step: StepResult, stage: Stage, title: str) -> Markup:
     }
     settings = step.settings
     if stage.temperature != 1:
-        # Translators: "Top-k 5 kept 5 tokens, 62.0 % of the mass; cut 4,995."
+        # Translators: "This time it kept 5 tokens, 62.0 % of the probability (at T = 0.5), and cut 4,995."
         return ngettext(
-            "%(stage)s %(setting)s kept %(num)s token, %(mass)s of the mass (at T = %(t)s); cut %(cut)s.",
-            "%(stage)s %(setting)s kept %(num)s tokens, %(mass)s of the mass (at T = %(t)s); cut %(cut)s.",
+            "This time it kept %(num)s token, %(mass)s of the probability (at T = %(t)s), and cut %(cut)s.",
+            "This time it kept %(num)s tokens, %(mass)s of the probability (at T = %(t)s), and cut %(cut)s.",
             stage.n_kept,
             **figures,
         )
     if settings.temperature != 1 and "temperature" in settings.chain:
         return ngettext(
-            "%(stage)s %(setting)s kept %(num)s token, %(mass)s of the mass (at T = 1: temperature comes later); "
-            "cut %(cut)s.",
-            "%(stage)s %(setting)s kept %(num)s tokens, %(mass)s of the mass (at T = 1: temperature comes later); "
-            "cut %(cut)s.",
+            "This time it kept %(num)s token, %(mass)s of the probability (at T = 1: the temperature comes later), "
+            "and cut %(cut)s.",
+            "This time it kept %(num)s tokens, %(mass)s of the probability (at T = 1: the temperature comes later), "
+            "and cut %(cut)s.",
             stage.n_kept,
             **figures,
         )
     return ngettext(
-        "%(stage)s %(setting)s kept %(num)s token, %(mass)s of the mass; cut %(cut)s.",
-        "%(stage)s %(setting)s kept %(num)s tokens, %(mass)s of the mass; cut %(cut)s.",
+        "This time it kept %(num)s token, %(mass)s of the probability, and cut %(cut)s.",
+        "This time it kept %(num)s tokens, %(mass)s of the probability, and cut %(cut)s.",
         stage.n_kept,
         **figures,
     )
+
+
+def _join(*sentences: Markup) -> Markup:
+    """Sentences one after the other, a space between."""
+    return Markup(" ").join(sentences)

@@ -64,7 +64,7 @@ class StageBar:
     width_in: str  # '%.1f' of the chart's 100 units for the largest bar
     width_out: str  # '' when the stage cut it
     cut: bool
-    value: str  # its probability in what the stage saw
+    value: str  # its probability in what the stage passed on; 'cut' where this stage cut it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,6 +139,8 @@ def present(screen: Screen) -> ChainView:
     # Translated once, not per card; each card puts its title in.
     words = {
         "off": _("off"),
+        # Translators: a bar's figure in a stage's chart: the stage cut (removed) this token.
+        "cut": _("cut"),
         "earlier": _("Move %(stage)s earlier", stage="%(stage)s"),
         "later": _("Move %(stage)s later", stage="%(stage)s"),
         "out": _("Leave %(stage)s out", stage="%(stage)s"),
@@ -158,7 +160,7 @@ def _card(step: StepResult, i: int, stage: Stage, ids: list[int], labels, words:
     penalties = stage.on and stage.name == "penalties"
     theta, alpha_p, alpha_f = (_general(x) for x in stage.setting) if penalties else (None, None, None)
     charted = not stage.unchanged  # a comparison over the vocabulary: asked once
-    chart = _chart(stage, title, ids, labels) if charted else {}
+    chart = _chart(stage, title, ids, labels, words["cut"]) if charted else {}
     return Card(
         position=i + 1,
         name=stage.name,
@@ -184,13 +186,16 @@ def _general(x: float | None) -> str | None:
     return None if x is None else general(x)
 
 
-def _chart(stage: Stage, title: str, ids: list[int], labels) -> dict:
-    """A changed stage's chart: a bar per top token, before and after it, scaled to the largest; its band."""
+def _chart(stage: Stage, title: str, ids: list[int], labels, cut_word: Markup) -> dict:
+    """A changed stage's chart: a bar per top token, before and after it, scaled to the largest; its band.
+
+    Each bar's figure is its probability after the stage, as the dark bar and the card's sentence give it.
+    """
     probs = [(float(stage.probs_in[j]), float(stage.probs_out[j])) for j in ids]
     top = max([p for pair in probs for p in pair] + [1e-9])
     y = len(ids) * BAR_HEIGHT + 4
     return {
-        "chart_label": _("%(stage)s: the top tokens it saw, kept or cut", stage=title),
+        "chart_label": _("%(stage)s: the top tokens before and after it, kept or cut", stage=title),
         "chart_height": len(ids) * BAR_HEIGHT + 22,
         "bars": tuple(
             StageBar(
@@ -199,7 +204,7 @@ def _chart(stage: Stage, title: str, ids: list[int], labels) -> dict:
                 width_in=f"{100 * p_in / top:.1f}",
                 width_out=f"{100 * p_out / top:.1f}" if p_out > 0 else "",
                 cut=not p_out > 0,
-                value=pct(p_in),
+                value=cut_word if p_in > 0 and not p_out > 0 else pct(p_out),
             )
             for k, (j, (p_in, p_out)) in enumerate(zip(ids, probs, strict=True))
         ),

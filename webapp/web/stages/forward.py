@@ -16,7 +16,7 @@ from markupsafe import Markup
 from ...inference import Row
 from ...inference.derived import explain
 from ...inference.derived.table import Rest
-from ..i18n.filters import general, num, pct, span, thousands
+from ..i18n.filters import general, num, pct, readable, span, thousands
 from ..i18n.labels import token_label
 from ..i18n.translations import SLOT, filler
 from ..i18n.translations import template_gettext as _
@@ -69,7 +69,7 @@ class Example:
 
 @dataclass(frozen=True)
 class BigramCounts:
-    """z = log((pair + k) / (prev + k × n_vocab)), written out."""
+    """p = (pair + k) / (prev + k × n_vocab) and z = log(p), written out."""
 
     prev: Markup
     token: Markup
@@ -79,6 +79,8 @@ class BigramCounts:
     prev_text: str
     k: str
     n_vocab: str
+    made_up: str  # k × n_vocab: '50'
+    prob: str  # at T = 1
     logit: str
 
 
@@ -87,7 +89,7 @@ class LogitsPanel:
     """Stage 2's panel: what the model read, the table, what truncation cut, the worked example."""
 
     hidden: bool  # predict, then reveal: the scores stay hidden until Reveal
-    read: Markup  # 'The model read 7 tokens and gave each of the 5,000 tokens ... a logit z.'
+    read: Markup  # 'It read 7 tokens (words or pieces of words). Its vocabulary ... has 5,000 tokens; ...'
     rows_note: Markup  # 'Here are the top 20, then the picked token from further down.'
     penalised: bool  # the penalties moved a logit: the second column is z′ / T
     temperature: str  # T as the caption writes it
@@ -139,10 +141,13 @@ def present(screen: Screen) -> LogitsPanel:
 
 
 def _read(screen: Screen) -> Markup:
+    """What the model read and what it gave, after the panel's plain first sentence."""
     step = screen.result
     return ngettext(
-        "The model read %(num)s token and gave each of the %(vocab)s tokens of its vocabulary a logit z.",
-        "The model read %(num)s tokens and gave each of the %(vocab)s tokens of its vocabulary a logit z.",
+        "It read %(num)s token (a word or a piece of one). Its vocabulary, every token it knows, has %(vocab)s "
+        "tokens; a token's score is called its logit z.",
+        "It read %(num)s tokens (words or pieces of words). Its vocabulary, every token it knows, has %(vocab)s "
+        "tokens; a token's score is called its logit z.",
         len(step.context_ids) - step.window_start,
         vocab=thousands(screen.model.n_vocab),
     )
@@ -233,6 +238,8 @@ def _example(screen: Screen) -> Example:
             prev_text=thousands(b.prev_count),
             k=general(b.k),
             n_vocab=thousands(b.n_vocab),
+            made_up=readable(b.made_up),
+            prob=pct(b.prob),
             logit=num(b.logit),
         )
     return Example(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ...inference.derived.inside import LensRow
-from ..i18n.filters import fixed, general, num, pct, thousands
+from ..i18n.filters import fixed, general, num, pct, readable, thousands
 from ..i18n.translations import template_gettext as _
 from ..i18n.translations import template_ngettext as ngettext
 from ..url.links import state_links
@@ -36,6 +36,7 @@ class CountRow:
 
     label: Markup
     count: str
+    prob: str  # at T = 1: (count + k) / (row total + k × n_vocab)
     logit: str
 
 
@@ -48,6 +49,8 @@ class BigramCounts:
     row_total_text: str
     n_seen: str  # by how many different ones
     rows: tuple[CountRow, ...]  # the most frequent followers, most first
+    more: Markup | None  # 'and 1 more token': the followers not shown; None when all are
+    more_count: str  # how often they followed, together
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class BigramWorked:
     vocab: str
     k: str
     total: str
+    made_up: str  # k × n_vocab: the counts the smoothing adds, '50'
 
 
 @dataclass(frozen=True)
@@ -184,8 +188,11 @@ def _counts(screen: Screen, numbers: InsideNumbers) -> BigramCounts:
         row_total=v.row_total,
         row_total_text=thousands(v.row_total),
         n_seen=thousands(v.n_seen),
-        rows=tuple(CountRow(label=labels[i], count=thousands(c), logit=num(row_of(i).logit))
-                   for i, c in zip(v.ids, v.counts, strict=True)),
+        rows=tuple(CountRow(label=labels[i], count=thousands(c), prob=pct(p), logit=num(row_of(i).logit))
+                   for i, c, p in zip(v.ids, v.counts, v.probs, strict=True)),
+        more=ngettext("and %(num)s more token", "and %(num)s more tokens", v.n_more, num=thousands(v.n_more))
+        if v.n_more else None,
+        more_count=thousands(v.more_count),
     )
 
 
@@ -198,6 +205,7 @@ def _bigram_worked(screen: Screen, numbers: InsideNumbers, counts: BigramCounts)
         vocab=thousands(v.n_vocab),
         k=general(v.k),
         total=counts.row_total_text,
+        made_up=readable(v.made_up),
     )
 
 

@@ -21,7 +21,7 @@ from markupsafe import Markup
 from ...inference import Row
 from ...inference.derived import explain
 from ...inference.derived.compare import at_temperatures
-from ..i18n.filters import general, num, pct, thousands
+from ..i18n.filters import general, num, pct, readable, thousands
 from ..i18n.labels import token_label
 from ..i18n.translations import template_gettext as _
 from .folds import FoldView, fold_view
@@ -77,7 +77,7 @@ class Example:
     scaled: str  # z / T
     zmax: str  # the largest logit, when shifted; else ''
     exponent: str
-    exp: str
+    exp: str  # as a pupil reads it: '336,418', '3.364 × 10⁹', never '3.364e+05'
     total: str
     prob: str
     spread: Markup  # what T did: 'T = 0.5 is below 1, so the distribution is sharper: ...'
@@ -230,8 +230,8 @@ def _example(screen: Screen) -> Example | None:
         scaled=num(e.scaled),
         zmax=num(e.zmax) if shifted else "",
         exponent=num(e.exponent),
-        exp=general(e.exp, 4),
-        total=general(e.total, 4),
+        exp=readable(e.exp),
+        total=readable(e.total),
         prob=pct(e.prob),
         spread=_example_spread(e),
     )
