@@ -27,7 +27,6 @@ from ..url.state import MAX_TEMPERATURE
 from .panels import shown_key
 from .screen import Screen
 
-
 TEMPERATURE_STEP = 0.05  # the slider's step, and what − and + move it by
 
 
@@ -164,7 +163,7 @@ def temperature_marks() -> tuple[TemperatureMark, ...]:
 
 
 def nudged(temperature: float, direction: int) -> str:
-    """The temperature one slider step (TEMPERATURE_STEP) down or up, within 0 to MAX_TEMPERATURE, as its field holds it.
+    """The temperature a slider step (TEMPERATURE_STEP) down or up, kept in 0 to MAX_TEMPERATURE, as its field has it.
 
     >>> [nudged(t, d) for t, d in ((1.0, -1), (1.0, 1), (0.0, -1), (0.1, -1), (5.0, 1))]
     ['0.95', '1.05', '0', '0.05', '5']

@@ -166,16 +166,16 @@ def zoom(rows: Sequence[Row], labels: Sequence[Markup], picked: Row, r: float) -
     marker = (r - start) / (end - start) * 100
     return Zoom(
         ranges=tuple(piece for piece in around if piece is not None),
-        picked=replace(shown, label=labels[picked.id], label_x=f"{beside(float(shown.x), float(shown.width), marker):.3f}"),
+        picked=replace(shown, label=labels[picked.id], label_x=f"{beside(shown, marker):.3f}"),
         marker_x=f"{marker:.3f}",
     )
 
 
-def beside(x: float, width: float, marker: float) -> float:
+def beside(piece: ZoomedRange, marker: float) -> float:
     """Where a range's label goes so as to keep clear of the marker in it: the middle of its wider side.
 
-    >>> beside(30, 40, 40), beside(30, 40, 65)
-    (55.0, 47.5)
+    A range at x 30 %, 40 % wide: the marker at 40 % -> 55.0, at 65 % -> 47.5.
     """
+    x, width = float(piece.x), float(piece.width)
     left, right = marker - x, x + width - marker
     return (marker + x + width) / 2 if right >= left else (x + marker) / 2

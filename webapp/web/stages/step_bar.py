@@ -45,8 +45,13 @@ def present(screen: Screen) -> StepBarView:
         hidden=False,
         taken=True,
         step=str(step.step),
-        pick=_("r = %(r)s → %(token)s", r=fixed(step.r, digits), token=_("'%(token)s'", token=screen.labels[chosen.id])),
+        pick=_("r = %(r)s → %(token)s", r=fixed(step.r, digits), token=quoted(screen.labels[chosen.id])),
         lo=fixed(chosen.lo, digits),
         hi=fixed(chosen.hi, digits),
         zoom=range_bar.zoom(step.rows, screen.short_labels(BAR_LABEL_LENGTH), chosen, step.r),
     )
+
+
+def quoted(label: Markup) -> Markup:
+    """A token's label as the pick sentences write it: 'as'."""
+    return _("'%(token)s'", token=label)
