@@ -111,6 +111,15 @@
     if (target) clicks[target.id]();
   });
 
+  // − and + beside the temperature submit the form with the temperature one step away, which works without
+  // JavaScript. Here they move the slider a step instead, which sends it as dragging it does.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("#controls button[data-nudge]");
+    if (!button) return;
+    event.preventDefault();
+    nudgeTemperature(parseInt(button.getAttribute("data-nudge"), 10));
+  });
+
   // "choose" in the logits table submits the controls form to /choose (its formaction), which works
   // without JavaScript. Here htmx sends that request instead, as it does for Step, and swaps the
   // panels in place: one listener for every row, rather than an hx-get on each button of each Step.

@@ -16,8 +16,8 @@ def test_predict_hides_the_numbers_and_the_pick_until_reveal(client, three):
     assert doc.by_id("range-bar") is None
     assert doc.by_id("chart").find("svg") is None and doc.by_id("compare") is None
     assert doc.by_id("announce").text().strip() == ""
-    reveal = [b for b in doc.find_all("button") if b.text().strip() == "Reveal"]
-    assert len(reveal) == 1 and reveal[0].attrs["name"] == "reveal" and reveal[0].attrs["value"] == "1"
+    reveal = [b for b in doc.find_all("button") if b.text().strip() == "Reveal"]  # the panel's, and the step bar's
+    assert len(reveal) == 2 and all(b.attrs["name"] == "reveal" and b.attrs["value"] == "1" for b in reveal)
     assert doc.by_id("text").find_all("button", "gen")[-1].text() == "?"
     assert doc.by_id("tokens").find_all("li", "chip-generated")[-1].text().strip() == "?"
     assert "Hidden until Reveal" in doc.by_id("chart").text()

@@ -57,8 +57,8 @@ def test_the_temperatures_value_is_written_in_the_pages_language(app):
 def test_the_slider_marks_each_whole_temperature_and_0_reads_greedy(app):
     marks = present(app, **BASE).temperature_marks
     assert [m.value for m in marks] == ["0", "1", "2", "3", "4", "5"]
-    assert (marks[0].label, marks[0].scale) == ("greedy", "0 greedy")
-    assert (marks[2].label, marks[2].scale) == ("2", "2")
+    assert (marks[0].label, marks[0].note) == ("greedy", "greedy")
+    assert (marks[2].label, marks[2].note) == ("2", None)
 
 
 @pytest.mark.parametrize(

@@ -27,14 +27,16 @@ from ..url.state import MAX_TEMPERATURE
 from .panels import shown_key
 from .screen import Screen
 
+TEMPERATURE_STEP = 0.05  # the slider's step, and what − and + move it by
+
 
 @dataclass(frozen=True)
 class TemperatureMark:
     """A whole temperature on the slider's scale: 0 is greedy."""
 
-    value: str  # '0', '1', ...
+    value: str  # '0', '1', ...: the number under the slider
     label: str  # the datalist's label: 'greedy', '1', ...
-    scale: str  # the label under the slider: '0 greedy', '1', ...
+    note: str | None  # written after the number under the slider: 'greedy' at 0, else None
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,10 @@ class ControlsPanel:
 
     prompt: str
     temperature: str  # the slider's value: '0.7'
+    temperature_down: str  # what − sets it to without JavaScript: '0.65' (nudged)
+    temperature_up: str  # and +: '0.75'
     max_temperature: str
+    temperature_step: str  # the slider's step: '0.05'
     temperature_marks: tuple[TemperatureMark, ...]
     temperature_value: str  # the value beside the slider: '0.70'
     temperature_effect: str | None  # 'greedy', 'sharper' or 'flatter' (temperature_effect); None at T = 1
@@ -97,7 +102,10 @@ def present(screen: Screen) -> ControlsPanel:
     return ControlsPanel(
         prompt=state.prompt,
         temperature=str(settings.temperature),
+        temperature_down=nudged(settings.temperature, -1),
+        temperature_up=nudged(settings.temperature, 1),
         max_temperature=str(MAX_TEMPERATURE),
+        temperature_step=str(TEMPERATURE_STEP),
         temperature_marks=temperature_marks(),
         temperature_value=fixed(settings.temperature, 2),
         temperature_effect=temperature_effect(settings.temperature),
@@ -147,11 +155,21 @@ def temperature_effect(temperature: float) -> str | None:
 
 def temperature_marks() -> tuple[TemperatureMark, ...]:
     """The slider's whole temperatures, 0 to MAX_TEMPERATURE: 0 reads 'greedy'."""
-    greedy, zero = _("greedy"), _("0 greedy")
+    greedy = _("greedy")
     return tuple(
-        TemperatureMark(value=str(t), label=greedy if t == 0 else str(t), scale=zero if t == 0 else str(t))
+        TemperatureMark(value=str(t), label=greedy if t == 0 else str(t), note=greedy if t == 0 else None)
         for t in range(int(MAX_TEMPERATURE) + 1)
     )
+
+
+def nudged(temperature: float, direction: int) -> str:
+    """The temperature a slider step (TEMPERATURE_STEP) down or up, kept in 0 to MAX_TEMPERATURE, as its field has it.
+
+    >>> [nudged(t, d) for t, d in ((1.0, -1), (1.0, 1), (0.0, -1), (0.1, -1), (5.0, 1))]
+    ['0.95', '1.05', '0', '0.05', '5']
+    """
+    value = min(max(temperature + direction * TEMPERATURE_STEP, 0.0), MAX_TEMPERATURE)
+    return f"{round(value, 4):g}"
 
 
 def model_options(current: str) -> tuple[ModelOption, ...]:

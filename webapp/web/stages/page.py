@@ -15,6 +15,7 @@ from . import chain_view, chrome, decode, encode, forward, sampling, softmax
 from . import controls as controls_presenter  # the module; Stages.controls is its view
 from . import inside as inside_presenter  # not the core's inference/derived/inside.py
 from . import share as share_presenter  # not url/share.py, which says who can reach the link
+from . import step_bar as step_bar_presenter  # the module; Stages.step_bar is its view
 from .screen import Screen
 
 
@@ -57,6 +58,11 @@ class Stages:
     def ranges(self) -> sampling.RangesPanel:
         """Stage 4, sampling: the range bar, the pick, the sampler chain."""
         return sampling.present(self.screen)
+
+    @cached_property
+    def step_bar(self) -> step_bar_presenter.StepBarView:
+        """The step bar of a narrow screen: Step, and the pick with its range enlarged."""
+        return step_bar_presenter.present(self.screen)
 
     @cached_property
     def chain_fields(self) -> chain_view.ChainFields:

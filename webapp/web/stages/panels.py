@@ -35,6 +35,7 @@ TEMPLATES: dict[str, tuple[str, str]] = {
     "inside": ("stages/_inside.html", "inside"),
     "ranges": ("stages/_sampling.html", "ranges"),
     "text": ("stages/_decode.html", "text"),
+    "step_bar": ("stages/_step_bar.html", "step_bar"),
     "share": ("panels/_share.html", "share"),
     "languages": ("panels/_languages.html", "languages"),
     "temperature_value": ("panels/_temperature_value.html", "controls"),

@@ -10,7 +10,7 @@ Every figure is written here as the SVG wants it ('%.3f'); the template only pla
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from markupsafe import Markup
 
@@ -89,3 +89,93 @@ def tick_places() -> tuple[str, ...]:
 def marker_x(r: float) -> str:
     """Where r is drawn on the bar: 0.7701409 -> '77.014'."""
     return f"{r * 100:.3f}"
+
+
+# The step bar's enlarged view of the bar around the pick (step_bar.py): the picked range fills ZOOM_SHARE of
+# its width where the bar allows, so that a range of 0.4 % reads as well as one of 40 %; its neighbours show
+# their edges. A range whose enlarged width is over ZOOM_LABEL percent gets its label.
+ZOOM_SHARE = 0.4
+ZOOM_LABEL = 14.0
+
+
+@dataclass(frozen=True)
+class ZoomedRange:
+    """A range in the enlarged view, in percent of the view's width, cut at the view's edges."""
+
+    x: str
+    width: str
+    colour: str  # 'c0' to 'c5': its colour on the bar (by position, cycling every 6); 'rest': grey
+    label: Markup | None
+    label_x: str
+
+
+@dataclass(frozen=True)
+class Zoom:
+    """The enlarged view: the part [lo, hi) of [0, 1) it shows, the ranges in it, the picked one, r."""
+
+    ranges: tuple[ZoomedRange, ...]  # the kept ranges in view but the picked one; grey behind them is the rest
+    picked: ZoomedRange
+    marker_x: str
+
+
+def zoom_window(lo: float, hi: float, share: float = ZOOM_SHARE) -> tuple[float, float]:
+    """The part of [0, 1) that shows the range [lo, hi) as `share` of its width, the range in its middle where
+    the bar allows.
+
+    >>> [round(end, 4) for end in zoom_window(0.382, 0.386)]
+    [0.379, 0.389]
+    >>> zoom_window(0.99, 1.0)
+    (0.975, 1.0)
+    >>> zoom_window(0.2, 0.8)
+    (0.0, 1.0)
+    """
+    width = min(1.0, max(hi - lo, 1e-12) / share)
+    start = min(max((lo + hi - width) / 2, 0.0), 1.0 - width)
+    return start, start + width
+
+
+def zoomed(lo: float, hi: float, window: tuple[float, float], colour: str, label: Markup | None) -> ZoomedRange | None:
+    """The range [lo, hi) in the view `window`, cut at its edges; None when none of it is in view.
+
+    (0.38, 0.39) in (0.379, 0.389): x 10 %, width 90 %.
+    """
+    start, end = window
+    left, right = max(lo, start), min(hi, end)
+    if right <= left:
+        return None
+    x, width = (left - start) / (end - start) * 100, (right - left) / (end - start) * 100
+    labelled = label is not None and width > ZOOM_LABEL
+    return ZoomedRange(
+        x=f"{x:.3f}",
+        width=f"{width:.3f}",
+        colour=colour,
+        label=label if labelled else None,
+        label_x=f"{x + width / 2:.3f}" if labelled else "",
+    )
+
+
+def zoom(rows: Sequence[Row], labels: Sequence[Markup], picked: Row, r: float) -> Zoom:
+    """The enlarged view around the picked row's range: the kept rows' ranges in view, each in its colour on the
+    bar, the picked one labelled (the rest of the vocabulary is the grey behind them), and r's marker."""
+    window = zoom_window(picked.lo, picked.hi)
+    kept = [row for row in rows if row.kept]
+    colours = {row.id: f"c{i % 6}" for i, row in enumerate(kept)}
+    around = (zoomed(row.lo, row.hi, window, colours[row.id], labels[row.id]) for row in kept if row.id != picked.id)
+    shown = zoomed(picked.lo, picked.hi, window, colours.get(picked.id, "rest"), labels[picked.id])
+    start, end = window
+    marker = (r - start) / (end - start) * 100
+    return Zoom(
+        ranges=tuple(piece for piece in around if piece is not None),
+        picked=replace(shown, label=labels[picked.id], label_x=f"{beside(shown, marker):.3f}"),
+        marker_x=f"{marker:.3f}",
+    )
+
+
+def beside(piece: ZoomedRange, marker: float) -> float:
+    """Where a range's label goes so as to keep clear of the marker in it: the middle of its wider side.
+
+    A range at x 30 %, 40 % wide: the marker at 40 % -> 55.0, at 65 % -> 47.5.
+    """
+    x, width = float(piece.x), float(piece.width)
+    left, right = marker - x, x + width - marker
+    return (marker + x + width) / 2 if right >= left else (x + marker) / 2
