@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import pytest
 
 from .markup import HTMX, Element, hidden_fields, parse, query_of
-from .models import TRANSFORMER, bigram
+from .models import bigram
 
 ORIGIN = {"Origin": "http://127.0.0.1:5000"}
 BASE_URL = "http://127.0.0.1:5000"
@@ -42,7 +42,8 @@ def more(doc: Element) -> Element:
 
 def controls_outside_more(doc: Element) -> set[str]:
     inside = {e.attrs.get("id") for e in more(doc).iter()}
-    return {e.attrs["id"] for e in doc.by_id("controls-panel").iter() if e.attrs.get("id") and e.attrs["id"] not in inside}
+    ids = {e.attrs.get("id") for e in doc.by_id("controls-panel").iter()}
+    return ids - inside - {None}
 
 
 def presenter_link(fold: Element) -> Element | None:

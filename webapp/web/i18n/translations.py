@@ -148,7 +148,8 @@ MEASURE_MARK = "Held-out perplexity"
 def split_description(text: str) -> tuple[str, str]:
     """A model's description and its sentence on held-out perplexity, apart, as the data file has them.
 
-    'Bigram: the next word ... Held-out perplexity 131.3.' -> ('Bigram: the next word ...', 'Held-out perplexity 131.3.');
+    'Bigram: the next word ... smoothing). Held-out perplexity 131.3.'
+    -> ('Bigram: the next word ... smoothing).', 'Held-out perplexity 131.3.');
     a description without one (a user's own model) -> (its text, '').
     """
     what, mark, measure = text.partition(MEASURE_MARK)
