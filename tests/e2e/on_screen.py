@@ -138,3 +138,12 @@ def table_rows(page: Page) -> list[tuple[str, str, str]]:
         rows.append((cells.nth(0).inner_text().strip(), tr.locator(".tok").inner_text().strip(),
                      cells.nth(2).text_content().strip()))
     return rows
+
+
+def open_more(page: Page) -> None:
+    """Open "More" under the controls, as a student does to reach the seed, the penalties or the classroom controls
+    (the teacher's view, view=teacher, has it open already)."""
+    more = page.locator("details#more")
+    if more.get_attribute("open") is None:
+        more.locator("summary").click()
+    expect(more).to_have_attribute("open", "")

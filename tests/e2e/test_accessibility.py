@@ -80,7 +80,7 @@ def truncation(page: Page, ids: str, lang: str = "en") -> None:
 
 
 def predict_hidden(page: Page, ids: str, lang: str = "en") -> None:
-    page.goto(url(lang, ids=ids))
+    page.goto(url(lang, ids=ids, view="teacher"))  # a classroom control: open in the teacher's view
     page.locator('input[name="predict"]').check()
     expect(page.locator("#logits table")).to_have_count(0)
     page.locator('button[data-control="step"]').click()

@@ -26,7 +26,7 @@ from webapp.inference.derived.export import CSV_COLUMNS, RUN_COLUMNS, read_table
 
 @no_animation
 def test_forced_tokens_and_typed_r_survive_a_reload_and_reach_the_json_export(page: Page) -> None:
-    page.goto(START)
+    page.goto(START + "&view=teacher")  # the teacher's r: open in the teacher's view
     click_step(page, 0)
     token = not_picked_row_token(page)
     page.get_by_role("button", name=f"Choose '{token}' instead", exact=True).click()

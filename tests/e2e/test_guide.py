@@ -21,7 +21,8 @@ from lesson_page import (
 )
 from playwright.sync_api import BrowserContext, Page, expect
 
-N_HINTS = 8
+N_HINTS = 9  # the student's guide (the default view); the teacher's has N_TEACHER_HINTS
+N_TEACHER_HINTS = 5
 
 
 @desktop
@@ -120,6 +121,22 @@ def test_each_hint_scrolls_its_panel_into_view_and_a_done_action_moves_on(page: 
                 panel.get_by_role("button", name="Next", exact=True).click()
             expect(count).to_have_text(f"Hint {i + 1} of {N_HINTS}")
     texts = panel.locator(".guide-hints li").all_text_contents()
+    assert any("Top-k" in t for t in texts) and any("Seed" in t for t in texts)
+
+
+@pytest.mark.browser_context_args(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
+def test_the_teachers_view_has_the_teachers_guide(page: Page) -> None:
+    page.goto(state_url(view="teacher"))  # a first visit, in the teacher's view
+    panel = page.get_by_role("complementary", name="The teacher's tools, one at a time")
+    count = panel.locator(".guide-count")
+    expect(count).to_have_text(f"Hint 1 of {N_TEACHER_HINTS}")
+    for i in range(1, N_TEACHER_HINTS + 1):
+        target = page.locator(f"#{panel.locator('.guide-hints li').nth(i - 1).get_attribute('data-target')}")
+        expect(target).to_have_class(re.compile(r"\bguide-target\b"))
+        expect(target).to_be_in_viewport()
+        panel.get_by_role("button", name="Done" if i == N_TEACHER_HINTS else "Next", exact=True).click()
+    expect(page.locator("#guide")).to_be_hidden()
+    texts = page.locator("#guide .guide-hints li").all_text_contents()
     assert any("Presenter mode" in t for t in texts) and any("QR code" in t for t in texts)
 
 

@@ -10,6 +10,7 @@ from on_screen import (
     expect_url_param,
     generated,
     no_animation,
+    open_more,
     range_bar,
     step_button,
 )
@@ -95,6 +96,7 @@ def test_keys_typed_in_a_field_do_not_drive_the_stepper(page: Page, expected_ids
     expect(page.locator("#play")).to_have_attribute("aria-pressed", "false")
     expect(page.locator("#temperature-value")).to_have_text("T = 1.00")
 
+    open_more(page)
     teachers_r = page.get_by_label("Teacher's r")
     teachers_r.click()
     n_resets = [urlsplit(url).path for url in requests_seen].count("/reset")

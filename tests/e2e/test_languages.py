@@ -138,6 +138,8 @@ SAME_WORDS = {
     },
     "fr": {
         "plus",
+        "change",  # "la graine change les étapes suivantes"
+        "probable",  # "le token le plus probable"
         "part",  # "nulle part"
         "score",
         "attention",

@@ -20,7 +20,7 @@ from stepping import state_url
 
 @no_animation
 def test_predict_hides_the_numbers_until_reveal(page: Page, expected_ids) -> None:
-    page.goto(state_url(expected_ids[:1]))
+    page.goto(state_url(expected_ids[:1], view="teacher"))  # a classroom control: open in the teacher's view
     page.get_by_label("Predict, then reveal").check()
     expect_url_param(page, "predict", "1")
     expect(page.locator("#logits table")).to_have_count(0)  # the shown step is hidden too
@@ -56,7 +56,7 @@ def test_predict_hides_the_numbers_until_reveal(page: Page, expected_ids) -> Non
 
 @no_animation
 def test_while_the_pick_is_hidden_the_address_and_the_link_do_not_name_it(page: Page, expected_ids) -> None:
-    page.goto(state_url(expected_ids[:1]))
+    page.goto(state_url(expected_ids[:1], view="teacher"))  # a classroom control: open in the teacher's view
     page.get_by_label("Predict, then reveal").check()
     expect_url_param(page, "predict", "1")
     step_button(page).click()

@@ -21,7 +21,7 @@ from stepping import state_url
 
 @pytest.mark.browser_context_args(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
 def test_presenter_mode_fits_a_1280x720_projector(page: Page, expected_ids, save_screenshot: Callable) -> None:
-    page.goto(state_url(expected_ids))
+    page.goto(state_url(expected_ids, view="teacher"))  # the presenter-mode link: open in the teacher's view
     main = page.locator("main")
     expect(main).not_to_have_class(re.compile(r"\bpresent\b"))
 

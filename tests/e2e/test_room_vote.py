@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from on_screen import open_more
 from playwright.sync_api import Browser, Page, expect
 from room_helpers import Server, join, new_context, query, start_room, text_of, vote_open
 from stepping import PROMPT, SEED, api_step
@@ -57,6 +58,7 @@ def test_a_student_exploring_during_a_vote_starts_from_the_text_the_class_has_se
     assert [int(i) for i in query(anna.url)["ids"].split(",")] == revealed
     assert ids_in(anna) == revealed, "the explore page holds the text the class has seen, not the pick"
     expect(anna.locator(".text-so-far")).not_to_contain_text("?")
+    open_more(anna)  # her own screen is in the student's view: the classroom controls under More
     anna.get_by_label("Predict, then reveal").uncheck()
     expect(anna.get_by_label("Predict, then reveal")).not_to_be_checked()
     anna.wait_for_load_state("networkidle")  # unticking asks for the screen again: its answer lands before Step

@@ -14,8 +14,13 @@ from webapp.web.url.parse import parse_state
 from .markup import HTMX, hidden_fields, parse
 from .models import bigram
 
-PARTS = {"temperature_value", "model_description", "next_r"}
-IDS = {"temperature_value": "temperature-value", "model_description": "model-description", "next_r": "next-r-field"}
+PARTS = {"temperature_value", "model_description", "model_measure", "next_r"}
+IDS = {
+    "temperature_value": "temperature-value",
+    "model_description": "model-description",
+    "model_measure": "model-measure",
+    "next_r": "next-r-field",
+}
 
 
 @pytest.fixture
@@ -41,7 +46,7 @@ def test_a_new_temperature_sends_its_value(screen_state):
 def test_a_new_model_sends_its_description(app, screen_state):
     other = replace(screen_state, model="article")
     sent = panels_to_send(shown_key(screen_state), other, other)
-    assert "model_description" in sent and "temperature_value" not in sent
+    assert "model_description" in sent and "model_measure" in sent and "temperature_value" not in sent
 
 
 def test_a_typed_r_that_step_uses_up_is_cleared_and_an_unused_one_left(screen_state):

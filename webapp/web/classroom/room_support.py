@@ -128,7 +128,7 @@ def read_url(url: str) -> tuple[State, bool]:
 
 
 def state_from_url(url: str) -> State:
-    """The screen a stepper URL shows, for students: no presenter mode or guide.
+    """The screen a stepper URL shows, for students: no presenter mode or guide, the student's view.
 
     '/?prompt=...&ids=4,2,9' is that state; '/step?...&ids=4,2&predict=1' is the address of a hidden
     pick (views.public_url), the screen after Step from it: the pick is taken again, the same one.
@@ -136,7 +136,7 @@ def state_from_url(url: str) -> State:
     state, is_step = read_url(url)
     if is_step:
         state, _ = take_step(current_app.extensions["models"], state)
-    return replace(state, present=False, guide=False)
+    return replace(state, present=False, guide=False, teacher=False)
 
 
 def encode_state(state: State) -> str:

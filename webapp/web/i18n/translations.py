@@ -140,11 +140,34 @@ def data_text(text: str) -> str:
     return _translations.get().gettext(text) if text else text
 
 
+# Where a bundled model's description says how well the model predicts text it was not trained on: a figure for
+# the teacher, which the student's view folds under More (description_parts).
+MEASURE_MARK = "Held-out perplexity"
+
+
+def split_description(text: str) -> tuple[str, str]:
+    """A model's description and its sentence on held-out perplexity, apart, as the data file has them.
+
+    'Bigram: the next word ... smoothing). Held-out perplexity 131.3.'
+    -> ('Bigram: the next word ... smoothing).', 'Held-out perplexity 131.3.');
+    a description without one (a user's own model) -> (its text, '').
+    """
+    what, mark, measure = text.partition(MEASURE_MARK)
+    return (what.rstrip(), mark + measure) if mark else (text, "")
+
+
+def description_parts(text: str) -> tuple[str, str]:
+    """split_description's two parts, each in the request's language where the catalogs have it."""
+    return tuple(map(data_text, split_description(text)))
+
+
 def extract_model_descriptions(fileobj, keywords, comment_tags, options):
-    """A pybabel extractor (babel.cfg): the description in a bundled model's config.json, as a message."""
+    """A pybabel extractor (babel.cfg): the description in a bundled model's config.json, as its two messages
+    (split_description)."""
     description = json.load(fileobj).get("description")
-    if description:
-        yield 1, None, description, ["Translators: a bundled model's description (its config.json); keep its figures."]
+    for part in split_description(description or ""):
+        if part:
+            yield 1, None, part, ["Translators: a bundled model's description (its config.json); keep its figures."]
 
 
 def local_params(params: Mapping) -> dict:

@@ -101,12 +101,12 @@ def start():
 @bp.get("/room/<code>/teach")
 @costs(Work.SCREEN, state=rs.stored_state)
 def teach(code: str):
-    """The teacher's screen: the stepper, as the room last stored it, and the room panel.
+    """The teacher's screen: the stepper in the teacher's view, as the room last stored it, and the room panel.
 
     present=1 is presenter mode; join=1 puts up the join screen (the code, the QR code and the address, large).
     """
     room = rs.teacher_room(code)
-    state = replace(rs.state_of(room), present=request.args.get("present") == "1")
+    state = replace(rs.state_of(room), present=request.args.get("present") == "1", teacher=True)
     screen = build_screen(models(), state)
     return render_template(
         "room/teach.html",

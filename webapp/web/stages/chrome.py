@@ -1,8 +1,8 @@
 """What the page shows around the loop's stages: its frame, the guided first run, the live region, the languages.
 
 - the frame: presenter mode's page, and the heading of a fold's page of its own (/fold/<name>);
-- the guide: the first run's hints, which guide.js shows on a first visit, or always (guide=1), or
-  never (guide=0, a shared link);
+- the guide: the first run's hints, the student's or the teacher's by the view, which guide.js shows
+  on a first visit, or always (guide=1), or never (guide=0, a shared link);
 - the announcement: the live region that tells a screen reader what the step picked, nothing before
   the first pick or while predict-then-reveal hides it;
 - the languages: this screen in each of the page's languages. A page without a screen (the vocabulary,
@@ -37,10 +37,13 @@ class PageView:
 
 @dataclass(frozen=True)
 class GuideView:
-    """Whether guide.js shows the first run's hints regardless of a first visit (force) or not at all (skip)."""
+    """Whether guide.js shows the first run's hints regardless of a first visit (force) or not at all (skip), and
+    which: the student's (the loop's five stages, top-k and top-p, the seed) or the teacher's (presenter mode, the
+    QR code, the class room)."""
 
     force: bool  # guide=1
     skip: bool  # guide=0: a shared link's students get no hints
+    teacher: bool  # view=teacher: the teacher's hints
 
 
 @dataclass(frozen=True)
@@ -69,9 +72,10 @@ def present_page(screen: Screen) -> PageView:
 
 
 def present_guide(screen: Screen) -> GuideView:
-    """The guide's flags: guide=1 forces it, guide=0 skips it, no guide leaves it to guide.js (a first visit)."""
+    """The guide's flags: guide=1 forces it, guide=0 skips it, no guide leaves it to guide.js (a first visit);
+    the view chooses its hints."""
     guide = screen.state.guide
-    return GuideView(force=guide is True, skip=guide is False)
+    return GuideView(force=guide is True, skip=guide is False, teacher=screen.state.teacher)
 
 
 def present_announce(screen: Screen) -> AnnounceView:

@@ -2,11 +2,17 @@
 
 The form holds the whole state. Its visible fields are the prompt (the text box above the chips, tied
 to the form), the temperature, truncation, seed, model, the teacher's r and predict-then-reveal; its
-hidden fields hold the rest (the ids, the modes), so that Step, Back, Reset and each setting send the
-whole screen. An htmx answer swaps the hidden fields on every action, and the temperature's value, the
-model's description (with the article's fields) and the teacher's r when they changed (panels.py).
-Every value is written here; the template only places it. Left out: the penalties and the range
-order, the sampler chain's settings (templates/panels/_chain_settings.html).
+hidden fields hold the rest (the ids, the modes, the view), so that Step, Back, Reset and each setting
+send the whole screen. An htmx answer swaps the hidden fields and the link to the other view on every
+action, and the temperature's value, the model's description (with the article's fields), its held-out
+perplexity and the teacher's r when they changed (panels.py). Every value is written here; the template
+only places it. Left out: the penalties and the range order, the sampler chain's settings
+(templates/panels/_chain_settings.html).
+
+Two views of one form: the student's (the default) folds what a first-time student does not need under
+More, a <details> closed: the seed, the penalties, the ranges' order, the model's perplexity and the
+classroom controls (the teacher's r, predict-then-reveal, presenter mode). The teacher's (view=teacher)
+sends it open. Presenter mode shows what it always has: nothing is folded there.
 """
 
 from __future__ import annotations
@@ -19,9 +25,10 @@ from ...fetch import fetchable
 from ...inference.article import ARTICLE
 from ...inference.step import MAX_TOKENS
 from ..i18n.filters import fixed, general
-from ..i18n.translations import data_text
+from ..i18n.translations import description_parts
 from ..i18n.translations import template_gettext as _
 from ..serving.fetched import fetch_command
+from ..url.links import public_url
 from ..url.paths import path_for
 from ..url.state import MAX_TEMPERATURE
 from .panels import shown_key
@@ -89,16 +96,28 @@ class ControlsPanel:
     models: tuple[ModelOption, ...]
     fetch_commands: tuple[str, ...]  # the commands that would fetch the models this server has not
     description: str  # the model's, in the page's language where the catalogs have it
+    measure: str  # its held-out perplexity, under More ('' if its description gives none)
     article: ArticleFields | None  # the article model's fields; None for another model
     next_r: str  # the teacher's r for the next Step, '' for the seeded one
     predict: bool
-    present: bool  # presenter mode: the link under the form leaves it
+    present: bool  # presenter mode: the link under the form leaves it, and nothing is folded
+    teacher: bool  # the teacher's view: More sent open
     other_mode: str  # this screen in the other mode: without presenter mode, or in it
+
+
+@dataclass(frozen=True)
+class ViewLink:
+    """The link under the controls to this screen in the other view; none in presenter mode."""
+
+    shown: bool  # not in presenter mode, which shows what it always has
+    teacher: bool  # the screen is in the teacher's view: the link goes to the student's
+    href: str
 
 
 def present(screen: Screen) -> ControlsPanel:
     """The controls form of the screen, every value written out."""
     state, settings = screen.state, screen.state.settings
+    description, measure = description_parts(screen.model.description)
     return ControlsPanel(
         prompt=state.prompt,
         temperature=str(settings.temperature),
@@ -115,12 +134,24 @@ def present(screen: Screen) -> ControlsPanel:
         seed=str(settings.seed),
         models=model_options(state.model),
         fetch_commands=tuple(map(fetch_command, fetchable(current_app.extensions["models"]))),
-        description=data_text(screen.model.description),
+        description=description,
+        measure=measure,
         article=article_fields(screen),
         next_r=_field_value(state.next_r),
         predict=state.predict,
         present=state.present,
+        teacher=state.teacher,
         other_mode=state.url(path_for("stepper.show"), present=None if state.present else "1"),
+    )
+
+
+def present_view_link(screen: Screen) -> ViewLink:
+    """The link to the screen in the other view, as the address bar has it (a hidden pick stays hidden)."""
+    state = screen.state
+    return ViewLink(
+        shown=not state.present,
+        teacher=state.teacher,
+        href=public_url(state, view=None if state.teacher else "teacher"),
     )
 
 

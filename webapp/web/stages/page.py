@@ -80,6 +80,11 @@ class Stages:
         return controls_presenter.present(self.screen)
 
     @cached_property
+    def view_link(self) -> controls_presenter.ViewLink:
+        """The link to this screen in the other view (the student's, the teacher's), which every answer swaps."""
+        return controls_presenter.present_view_link(self.screen)
+
+    @cached_property
     def state_fields(self) -> controls_presenter.StateFields:
         """The controls form's hidden fields, which every action's answer swaps."""
         return controls_presenter.present_state_fields(self.screen)

@@ -3,9 +3,9 @@
 Most panels show the step, and every action (Step, Back, a setting) changes it, so they are always
 sent. A few show one part of the state only:
 
-- the temperature's value and the model's description show the screen's temperature and model. The
-  controls form's visible fields may hold newer ones, typed but not sent yet, so the screen writes
-  what it shows into the form: `shown`, a short digest per panel of its part (shown_key);
+- the temperature's value, the model's description and its perplexity show the screen's temperature
+  and model. The controls form's visible fields may hold newer ones, typed but not sent yet, so the
+  screen writes what it shows into the form: `shown`, a short digest per panel of its part (shown_key);
 - the teacher's r is the field itself: it holds what the request sent (a typed r that Step uses up
   must be cleared; an unused one left as it is).
 
@@ -23,12 +23,14 @@ from ..url.state import State
 SHOWN: dict[str, Callable[[State], object]] = {
     "temperature_value": lambda state: state.settings.temperature,
     "model_description": lambda state: (state.model, state.article),
+    "model_measure": lambda state: state.model,
 }
 # Every panel an answer can swap, in the order templates/fragments.html sends them: its template, and
 # the view of the screen (an attribute of stages.page.Stages) that the template is handed as `panel`.
 TEMPLATES: dict[str, tuple[str, str]] = {
     "tokens": ("stages/_encode.html", "tokens"),
     "state_fields": ("panels/_state_fields.html", "state_fields"),
+    "view_link": ("panels/_view_link.html", "view_link"),
     "next_r": ("panels/_next_r.html", "controls"),
     "logits": ("stages/_forward.html", "logits"),
     "chart": ("stages/_softmax.html", "chart"),
@@ -40,6 +42,7 @@ TEMPLATES: dict[str, tuple[str, str]] = {
     "languages": ("panels/_languages.html", "languages"),
     "temperature_value": ("panels/_temperature_value.html", "controls"),
     "model_description": ("panels/_model_description.html", "controls"),
+    "model_measure": ("panels/_model_measure.html", "controls"),
 }
 PANELS = tuple(TEMPLATES)
 
@@ -62,7 +65,7 @@ def panels_to_send(shown: str | None, asked: State, state: State) -> tuple[str, 
     """The panels of an answer that shows `state`, asked for by `asked` from a screen whose shown_key is `shown`.
 
     A Step at the same temperature and model, no r typed: every panel but temperature_value,
-    model_description and next_r. Without `shown` (a link, an older page): every panel.
+    model_description, model_measure and next_r. Without `shown` (a link, an older page): every panel.
     """
     before = (shown or "").split(".")
     if len(before) != len(SHOWN):

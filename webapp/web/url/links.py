@@ -45,10 +45,11 @@ def public_url(state: State, safe: str = QUERY_SAFE, **changes) -> str:
 def share_url(state: State) -> str:
     """The screen's link for students: by the LAN address when the teacher is on localhost.
 
-    It carries guide=0: students who arrive by it are not shown the teacher's guided first run;
-    and the page's language, English too: it opens in the sender's language on any phone.
+    It carries guide=0: students who arrive by it are not shown the teacher's guided first run; never
+    the teacher's view: they get the student's, the seed and the classroom controls under More; and the
+    page's language, English too: it opens in the sender's language on any phone.
     """
-    return public_base() + public_url(replace(state, guide=False, lang=current_language()), SHARE_SAFE)
+    return public_base() + public_url(replace(state, guide=False, teacher=False, lang=current_language()), SHARE_SAFE)
 
 
 def state_links(state: State):

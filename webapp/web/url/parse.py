@@ -25,6 +25,7 @@ from .state import (
     PENALTIES,
     SAMPLE_MANY,
     SEEDED,
+    TEACHER_VIEW,
     InvalidInput,
     State,
 )
@@ -211,6 +212,7 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
         surprise=flags["surprise"],
         article=article,
         lang=parse_lang(args),
+        teacher=parse_view(args),
         **inside,
     )
 
@@ -225,6 +227,14 @@ def parse_lang(args: Mapping[str, str]) -> str | None:
             value=repr(lang[:20]),
         )
     return lang or None
+
+
+def parse_view(args: Mapping[str, str]) -> bool:
+    """'teacher' -> True: the teacher's view, every control open; 'student' or none -> False, the student's view."""
+    view = args.get("view", "").strip().lower()
+    if view not in ("", "student", TEACHER_VIEW):
+        raise InvalidInput(N_("view must be student or teacher, not %(value)s"), value=repr(view[:20]))
+    return view == TEACHER_VIEW
 
 
 def parse_layer_head(text: str) -> tuple[int, int]:

@@ -44,8 +44,10 @@ HIDDEN_FIELDS = (
     "chain",
     "many",
     "surprise",
+    "view",
     "lang",
 )
+TEACHER_VIEW = "teacher"  # view=teacher: every control open; the student's view (no `view`) folds some under More
 SAMPLE_MANY = (100, 1000, 10000)  # "Sample N times" from the step's final distribution
 PENALTIES = ("repetition_penalty", "presence_penalty", "frequency_penalty")
 
@@ -82,6 +84,7 @@ class State:
     surprise: bool = False  # the text coloured by how surprising each token was
     article: ArticleScores | None = None  # the article model's tokens and scores (model "article" only)
     lang: str | None = None  # the page's language, one of LANGUAGES; None: the browser's choice
+    teacher: bool = False  # the teacher's view (view=teacher): the controls a first-time student does not need, open
 
     def __post_init__(self):
         if not self.sources:
@@ -117,6 +120,7 @@ class State:
             "near": self.near,
             "many": self.many,
             "surprise": self.surprise or None,
+            "view": TEACHER_VIEW if self.teacher else None,
             "lang": self.lang,
         }
         q.update({k: "1" if v is True else "0" if v is False else str(v) for k, v in optional.items() if v is not None})
