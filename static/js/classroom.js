@@ -171,10 +171,21 @@
   document.addEventListener("htmx:responseError", function () { setPlaying(false); });
   // What was pressed stays where it was on the screen: an answer that grows a panel above the one pressed
   // in (the forward pass opening, chips wrapping onto a new line) does not carry the page away from it.
+  // Pressed outside the panels (the phone's step bar, fixed at the bottom), the page stays as it was read:
+  // the first panel whose top is on screen keeps its place (the one above it may grow at its end).
   var pressedIn = null;
+  function firstOnScreen() {
+    var panels = document.querySelectorAll(".panel[id]"), partly = null;
+    for (var i = 0; i < panels.length; i++) {
+      var box = panels[i].getBoundingClientRect();
+      if (box.top >= 0 && box.top < window.innerHeight) return panels[i];
+      if (!partly && box.bottom > 0) partly = panels[i];
+    }
+    return partly;
+  }
   document.addEventListener("htmx:beforeRequest", function (event) {
     var elt = event.detail.elt;
-    var panel = elt && elt.closest && elt.closest(".panel[id]");
+    var panel = (elt && elt.closest && elt.closest(".panel[id]")) || firstOnScreen();
     pressedIn = panel ? { id: panel.id, top: panel.getBoundingClientRect().top } : null;
   });
   document.addEventListener("htmx:afterSettle", function () {

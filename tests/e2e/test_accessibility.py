@@ -55,7 +55,7 @@ def expect_step_done(page: Page, step_index: int) -> None:
 
 
 def step(page: Page, step_index: int) -> None:
-    page.locator('button[data-control="step"]').click()
+    page.locator('button[data-control="step"]:visible').click()
     expect_step_done(page, step_index)
 
 
@@ -83,9 +83,9 @@ def predict_hidden(page: Page, ids: str, lang: str = "en") -> None:
     page.goto(url(lang, ids=ids, view="teacher"))  # a classroom control: open in the teacher's view
     page.locator('input[name="predict"]').check()
     expect(page.locator("#logits table")).to_have_count(0)
-    page.locator('button[data-control="step"]').click()
+    page.locator('button[data-control="step"]:visible').click()
     expect(page.locator("#text button.gen")).to_have_count(4)
-    expect(page.locator('button[name="reveal"]')).to_be_visible()
+    expect(page.locator('button[name="reveal"]:visible')).to_be_visible()
 
 
 def presenter(page: Page, ids: str, lang: str = "en") -> None:

@@ -31,7 +31,7 @@ def test_forced_tokens_and_typed_r_survive_a_reload_and_reach_the_json_export(pa
     token = not_picked_row_token(page)
     page.get_by_role("button", name=f"Choose '{token}' instead", exact=True).click()
     expect_url_param(page, "src", "f")
-    page.get_by_label("Teacher's r").fill("0.999")
+    page.get_by_label("Your r").fill("0.999")
     click_step(page, 1)
     click_step(page, 2)
     expect_url_param(page, "src", "f,0.999,s")

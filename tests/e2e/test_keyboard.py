@@ -97,7 +97,7 @@ def test_keys_typed_in_a_field_do_not_drive_the_stepper(page: Page, expected_ids
     expect(page.locator("#temperature-value")).to_have_text("T = 1.00")
 
     open_more(page)
-    teachers_r = page.get_by_label("Teacher's r")
+    teachers_r = page.get_by_label("Your r")
     teachers_r.click()
     n_resets = [urlsplit(url).path for url in requests_seen].count("/reset")
     for key in ("Space", "ArrowRight", "ArrowLeft", "r", "p", "?"):

@@ -73,6 +73,8 @@ COMMON_ENGLISH = {
 }
 # Words the same in every language: names, notation, and code the page quotes.
 ANY_LANGUAGE = {
+    "jane",  # Jane Austen, whose novels the bundled models learned from
+    "python",  # "In Python: numpy.random..."
     "default",  # numpy.random.default_rng
     "rng",
     "bits",
@@ -112,7 +114,8 @@ ANY_LANGUAGE = {
 }
 # Words a translation keeps as English spells them: terms of the field, and words spelled alike.
 SAME_WORDS = {
-    "es": {"token", "tokens", "prompt", "no", "panel", "embedding", "probable", "final", "divide"},  # "se divide"
+    "es": {"token", "tokens", "prompt", "no", "panel", "embedding", "probable", "final", "divide",  # "se divide"
+           "bit"},
     "de": {
         "token",
         "tokens",
@@ -135,6 +138,10 @@ SAME_WORDS = {
         "embedding",
         "attention",
         "bit",  # "7,08 Bit": German's unit of information
+        "was",  # "was dieses Wort bietet"
+        "positive",  # "eine positive Zahl"
+        "fair",  # "zufällig, aber fair"
+        "lang",  # "so lang wie seine Wahrscheinlichkeit"
     },
     "fr": {
         "plus",
@@ -166,6 +173,14 @@ SAME_WORDS = {
         "option",
         "bit",  # "1 bit", "7,08 bits": French's unit of information
         "bits",
+        "chances",  # "leurs chances s'y additionnent"
+        "scores",
+        "on",  # "on le divise par T"
+        "chose",  # "la même chose"
+        "large",  # "aussi large que sa probabilité"
+        "long",
+        "point",  # "r est un point sur la règle"
+        "certain",  # "un token était certain"
     },
     "zh": set(),
 }
@@ -217,7 +232,7 @@ def english_left(page: Page, lang: str) -> list[str]:
 
 
 def step_twice(page: Page) -> None:
-    step = page.locator('[data-control="step"]')
+    step = page.locator('[data-control="step"]:visible')
     for n in (1, 2):
         step.click()
         expect(page).to_have_url(re.compile(r"ids=\d+" + r"(,|%2C)\d+" * (n - 1) + r"(&|$)"))

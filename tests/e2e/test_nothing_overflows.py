@@ -125,11 +125,11 @@ def test_a_360_px_phone_shows_every_column_of_every_table(page: Page, expected_i
 
 @pytest.mark.browser_context_args(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
 def test_presenter_mode_says_when_r_now_lands_on_another_token(page: Page, expected_ids) -> None:
-    """After T changes, the 'picked' badge is on a token the text does not have: the note says so."""
+    """After T changes, the "r lands here" badge is on a token the text does not have: the note says so."""
     page.goto(state_url(expected_ids, present="1", temperature="0"))
     picked = page.locator("#logits tr.picked .tok").inner_text()
     in_text = page.locator(".text-so-far .gen").last.inner_text()
     assert picked != in_text, "greedy picks another token than the seeded r did"
     note = page.locator("#ranges .pick-moved")
     expect(note).to_be_visible()
-    expect(note).to_contain_text(f"the text has '{in_text}'")
+    expect(note).to_contain_text(f"The text has '{in_text}' here")

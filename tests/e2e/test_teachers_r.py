@@ -22,7 +22,7 @@ from stepping import state_url
 @no_animation
 def test_teachers_r_is_used_recorded_and_kept(page: Page, expected_ids) -> None:
     page.goto(state_url(expected_ids[:1], view="teacher"))  # the teacher's r: open in the teacher's view
-    field = page.get_by_label("Teacher's r")
+    field = page.get_by_label("Your r")
     expect(field).to_have_value("")
 
     field.fill("0.999")

@@ -12,7 +12,7 @@ from on_screen import click_step, expect_url_param, generated, no_animation, url
 from playwright.sync_api import Page, expect
 from stepping import state_url
 
-FOLDED = ("Seed", "Repetition θ", "Ranges", "Teacher's r (next step only)", "Predict, then reveal")
+FOLDED = ("Seed", "Repetition θ", "Ranges", "Your r (next step only)", "Predict, then reveal")
 
 
 @no_animation

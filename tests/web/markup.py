@@ -99,6 +99,19 @@ def words(element: Element | None) -> str:
     return " ".join(element.text().split())
 
 
+def read_text(element: Element) -> str:
+    """The text a reader sees before hovering: the glossary's definitions (span.term-def) left out."""
+    if "term-def" in element.classes:
+        return ""
+    return "".join(c if isinstance(c, str) else read_text(c) for c in element.children)
+
+
+def seen_words(element: Element | None) -> str:
+    """words(), without the glossary's definitions."""
+    assert element is not None
+    return " ".join(read_text(element).split())
+
+
 def unfold(client, doc: Element) -> Element:
     """Open every fold of the page as its link does without JavaScript, in place: each folded <details>
     gets the body that the link's page shows for it (webapp/web/stages/folds.py)."""

@@ -21,6 +21,8 @@ from .test_catalogs import catalog
 TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]
 # The words a pupil meets first, each defined where it first appears on some screen of the stepper.
 FIELD_WORDS = ("token", "logit", "softmax", "temperature", "seed", "entropy", "bit")
+# The words of the inside of the forward pass, defined in its panel once it is open.
+INSIDE_WORDS = ("embedding", "layer", "attention", "query", "key", "norm", "stream")
 SCREEN = "/?prompt=It+is+a+truth+universally+zzyzx&ids=21&seed=7&guide=0"
 TERM = re.compile(r'<span class="term" tabindex="0">(.*?)<span class="term-def" role="tooltip">'
                   r'<span class="term-colon">: </span>(.*?)</span></span>', re.S)
@@ -59,6 +61,17 @@ def test_the_stepper_defines_the_field_words_in_the_page_language(client, lang):
         english = GLOSSARY[name].definition
         wanted = po.get(english).string if po else english
         assert wanted in found, (lang, name)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_open_forward_pass_defines_its_words_in_the_page_language(client, lang):
+    page = client.get(f"{SCREEN}&inside=1&lang={lang}").get_data(as_text=True)
+    inside = page[page.index('id="inside"'):]
+    found = defined_terms(inside)
+    po = catalog(lang) if lang != "en" else None
+    for name in INSIDE_WORDS:
+        english = GLOSSARY[name].definition
+        assert (po.get(english).string if po else english) in found, (lang, name)
 
 
 def test_an_unknown_word_as_the_answer_is_explained_where_it_is_picked(client, model):

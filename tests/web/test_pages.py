@@ -247,8 +247,22 @@ def test_settings_changed_after_a_pick_say_so(client, three):
     assert "picked before a setting changed" in doc.by_id("ranges").text()
     assert [row.id for row in logits_rows(doc) if "picked" in row.classes] == [str(api["chosen"]["id"])]
     assert hidden_fields(doc)["ids"].endswith(str(runner_up))
+    badges = {row.id: row.badges for row in logits_rows(doc)}
+    assert badges[str(api["chosen"]["id"])] == ("r lands here",)  # not "picked": the text has another token
+    assert "in the text" in badges[str(runner_up)]  # beside "p = 0": greedy would not pick it
     same = parse(client.get(state_url("/", [*three[:-1], api["chosen"]["id"]], **greedy)).data)
     assert "picked before a setting changed" not in same.by_id("ranges").text()
+    marked = [row.badges for row in logits_rows(same) if {"picked", "in the text"} & set(row.badges)]
+    assert marked == [("picked",)]
+
+
+def test_the_table_says_what_choose_does(client, three):
+    before = parse(client.get(state_url("/", [], **STATE)).data).by_id("logits").text()
+    assert "“choose” adds that token to the text instead of drawing r." in before
+    after = parse(client.get(state_url("/", three, **STATE)).data).by_id("logits").text()
+    assert "“choose” puts that token in the text instead of the pick" in after
+    hidden = parse(client.get(state_url("/", three, **STATE, predict="1")).data).by_id("logits").text()
+    assert "“choose”" not in hidden
 
 
 def test_the_article_model_says_it_reads_no_text_instead_of_calling_the_prompt_empty(client):

@@ -136,7 +136,7 @@ def test_a_token_chosen_by_hand_is_forced_and_not_a_moved_pick(model, present, t
 
 def test_the_other_order_note_names_the_token_the_other_order_would_pick(app, present, three):
     for order in ("probability", "vocabulary"):
-        params = {**BASE, "ids": joined(three), "range_order": order}
+        params = {**BASE, "ids": joined(three), "range_order": order, "view": "teacher"}
         result = screen_of(app, **params).result
         other = "vocabulary" if order == "probability" else "probability"
         expected = explain.pick_in_order(result, other)
@@ -146,6 +146,19 @@ def test_the_other_order_note_names_the_token_the_other_order_would_pick(app, pr
             assert panel.other_order_token is None
         else:
             assert panel.other_order_token == escape(token_label(expected.token))
+
+
+def test_the_students_view_leaves_the_other_order_out_until_the_order_is_changed(app, present, three):
+    """The range order is under More for a student: the note about the other order is for the teacher, or for
+    a student who changed the order."""
+    seed = next(s for s in range(1, 40) if present(**{**BASE, "seed": str(s)}, ids=joined(three), view="teacher")
+                .other_order_token is not None)
+    params = {**BASE, "seed": str(seed), "ids": joined(three)}
+    assert present(**params).other_order_token is None
+    assert present(**params, view="teacher").other_order_token is not None
+    assert present(**params, range_order="vocabulary").other_order_token is not None or \
+        explain.pick_in_order(screen_of(app, **params, range_order="vocabulary").result, "probability").id == \
+        screen_of(app, **params, range_order="vocabulary").result.chosen.id
 
 
 def test_with_one_token_kept_both_orders_pick_it(present, three):

@@ -17,6 +17,7 @@ from ...inference import Row
 from ...inference.derived import explain
 from ...inference.derived.table import Rest
 from ..i18n.filters import general, num, pct, readable, span, thousands
+from ..i18n.glossary import term
 from ..i18n.labels import token_label
 from ..i18n.translations import SLOT, filler
 from ..i18n.translations import template_gettext as _
@@ -34,7 +35,9 @@ class LogitRow:
     rank: int
     id: int
     label: Markup  # the token as the screen writes it, escaped
-    picked_badge: Markup | None  # 'picked' (or 'r picked' when the teacher then chose another)
+    picked_badge: Markup | None  # 'picked' ('r picked' when the teacher then chose another, 'r lands here' when
+    # the settings changed since the text's token was picked)
+    text_badge: Markup | None  # 'in the text': the text's token, when r now lands on another
     chosen: bool  # chosen by hand instead of the pick
     cut: bool  # cut by top-k, top-p or min-p
     zero: bool  # probability 0 at this temperature
@@ -91,6 +94,7 @@ class LogitsPanel:
     hidden: bool  # predict, then reveal: the scores stay hidden until Reveal
     read: Markup  # 'It read 7 tokens (words or pieces of words). Its vocabulary ... has 5,000 tokens; ...'
     rows_note: Markup  # 'Here are the top 20, then the picked token from further down.'
+    choose_note: Markup | None  # what "choose" does: add the token, or put it in the text instead of the pick
     penalised: bool  # the penalties moved a logit: the second column is z′ / T
     temperature: str  # T as the caption writes it
     scaled_heading_t: str  # the T under z in the heading: 'T' when greedy, else its value
@@ -114,14 +118,16 @@ def present(screen: Screen) -> LogitsPanel:
     """The logits panel of the screen's step."""
     step, digits = screen.result, screen.digits
     rest = step.rest
+    rows = _rows(screen, digits)
     return LogitsPanel(
         hidden=screen.hidden,
         read=_read(screen),
         rows_note=_rows_note(screen),
+        choose_note=_choose_note(screen) if not screen.hidden and any(row.choose_label for row in rows) else None,
         penalised=step.penalties_moved,
         temperature=general(step.settings.temperature),
         scaled_heading_t="T" if step.settings.applied_temperature == 0 else general(step.settings.applied_temperature),
-        rows=_rows(screen, digits),
+        rows=rows,
         rest_count=rest.count,
         rest_count_text=thousands(rest.count),
         rest_parts=rest_parts(rest),
@@ -145,12 +151,20 @@ def _read(screen: Screen) -> Markup:
     step = screen.result
     return ngettext(
         "It read %(num)s token (a word or a piece of one). Its vocabulary, every token it knows, has %(vocab)s "
-        "tokens; a token's score is called its logit z.",
+        "tokens; a token's score is called its %(logit)s z.",
         "It read %(num)s tokens (words or pieces of words). Its vocabulary, every token it knows, has %(vocab)s "
-        "tokens; a token's score is called its logit z.",
+        "tokens; a token's score is called its %(logit)s z.",
         len(step.context_ids) - step.window_start,
         vocab=thousands(screen.model.n_vocab),
+        logit=term("logit"),
     )
+
+
+def _choose_note(screen: Screen) -> Markup:
+    """What a row's "choose" button does: at a step on screen it replaces the pick, before the first it adds."""
+    if screen.taken:
+        return _("“choose” puts that token in the text instead of the pick; the tokens after it go.")
+    return _("“choose” adds that token to the text instead of drawing r.")
 
 
 def _rows_note(screen: Screen) -> Markup:
@@ -183,12 +197,16 @@ def _rows_note(screen: Screen) -> Markup:
 
 def _rows(screen: Screen, digits: int) -> tuple[LogitRow, ...]:
     """The table's rows; the words every row may use translated once (a Step draws about 20 rows)."""
-    picked = _("r picked") if screen.forced else _("picked")
+    moved = screen.pick_moved
+    picked = _("r picked") if screen.forced else _("r lands here") if moved else _("picked")
+    in_text = _("in the text") if moved else None
     choose = filler(_("Choose '%(token)s' instead", token=SLOT))  # each row's label is put in below
-    return tuple(_row(t, digits, picked, choose) for t in screen.table)
+    return tuple(_row(t, digits, picked, in_text if moved and t.row.id == screen.in_text else None, choose)
+                 for t in screen.table)
 
 
-def _row(t: TableRow, digits: int, picked: Markup, choose: Callable[[Markup], Markup]) -> LogitRow:
+def _row(t: TableRow, digits: int, picked: Markup, text_badge: Markup | None,
+         choose: Callable[[Markup], Markup]) -> LogitRow:
     row = t.row
     return LogitRow(
         marks=t.marks,
@@ -196,6 +214,7 @@ def _row(t: TableRow, digits: int, picked: Markup, choose: Callable[[Markup], Ma
         id=row.id,
         label=t.label,
         picked_badge=picked if t.picked else None,
+        text_badge=text_badge,
         chosen=t.chosen,
         cut=row.cut,
         zero=row.zero,

@@ -101,7 +101,8 @@ def present(screen: Screen) -> RangesPanel:
         picked_unk=taken and screen.in_text == screen.model.tokenizer.unk_id,
         seed=step.settings.seed,
         step=step.step,
-        other_order_token=labels[other.id] if other else None,
+        # for the order's setting (under More in the student's view): said to the teacher, or once it is changed
+        other_order_token=labels[other.id] if other and (screen.state.teacher or by_vocabulary) else None,
         forced=screen.forced,
         pick_moved=pick_moved(screen),
         text_token=labels[text_row.id] if text_row else Markup(),
@@ -123,9 +124,8 @@ def pick_digits_of(screen: Screen) -> int:
 
 
 def pick_moved(screen: Screen) -> bool:
-    """Whether the text has another token than this step's r picks, not chosen by hand: the settings changed
-    since the text's token was picked (Step continues from the text)."""
-    return screen.taken and not screen.forced and screen.in_text != screen.result.chosen.id
+    """Whether the text has another token than this step's r picks (Screen.pick_moved)."""
+    return screen.pick_moved
 
 
 def other_order_pick(screen: Screen) -> Row | None:

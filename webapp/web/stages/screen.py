@@ -64,6 +64,12 @@ class Screen:
     def forced(self) -> bool:
         return self.taken and self.state.sources[self.on_screen] == FORCED
 
+    @cached_property
+    def pick_moved(self) -> bool:
+        """Whether the text has another token than this step's r picks, not chosen by hand: the settings changed
+        since the text's token was picked (Step continues from the text)."""
+        return self.taken and not self.forced and self.in_text != self.result.chosen.id
+
     def picked(self, row: Row) -> bool:
         """Whether r landed on this row (before a Step, none is picked)."""
         return self.taken and row.id == self.result.chosen.id
