@@ -201,6 +201,7 @@
   document.addEventListener("htmx:afterSwap", function (event) {
     var region = event.detail.target;
     if (!region || region.id !== "error" || !region.textContent.trim()) return;
+    pressedIn = null; // the refusal is what to read now, not the panel pressed in
     var box = region.getBoundingClientRect();
     if (box.top < 0 || box.bottom > window.innerHeight) region.scrollIntoView({ block: "start" });
   });

@@ -86,9 +86,15 @@
   });
 
   // The answer replaces the panels after the request: move on (or outline the panel again) once it has.
-  var done = null;
+  // What was pressed is read before the request: the answer may replace it (the phone's step bar), and
+  // htmx then names another element as the request's.
+  var pressed = null, done = null;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    pressed = isOpen() ? doneBy(event.detail.elt) : null;
+  });
   document.addEventListener("htmx:afterRequest", function (event) {
-    done = isOpen() && event.detail.successful ? doneBy(event.detail.elt) : null;
+    done = isOpen() && event.detail.successful ? pressed : null;
+    pressed = null;
   });
 
   document.addEventListener("htmx:afterSettle", function () {

@@ -155,3 +155,19 @@ def test_students_by_a_shared_link_are_not_shown_the_guide(page: Page) -> None:
         expect(phone.locator("#guide")).to_be_hidden()
     finally:
         student.close()
+
+
+@pytest.mark.browser_context_args(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                  reduced_motion="reduce")
+def test_on_a_phone_the_step_bars_step_moves_the_guide_on_and_the_hint_leaves_the_screen_to_the_page(page: Page):
+    """The phone's Step is the step bar's, which each answer replaces: pressing it still counts as the hint's Step."""
+    page.goto("/?prompt=It+is+a+truth&seed=7&guide=1")
+    guide = page.locator("#guide")
+    count = guide.locator(".guide-count")
+    while "Press" not in guide.locator(".guide-hints li:not([hidden])").inner_text():
+        page.locator("#guide-next").tap()
+    assert guide.bounding_box()["height"] < 844 / 5  # a fifth of the screen at most
+    hint = count.inner_text()
+    page.locator("#step-bar button[data-control=step]").tap()
+    expect(page.locator(".text-so-far .gen")).to_have_count(1)
+    expect(count).not_to_have_text(hint)

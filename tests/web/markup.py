@@ -164,6 +164,7 @@ def num(x: float | None) -> str:
     return f"{x:.3f}".replace("-", "\N{MINUS SIGN}")
 
 
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 POWER = re.compile(r"^(?P<mantissa>\S+) × 10(?P<exponent>[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)$")
 
 
@@ -181,13 +182,15 @@ def label(token: str) -> str:
 
 
 def span(lo: float | None, hi: float | None, digits: int = 3, width: float | None = None) -> str:
-    """[0.62, 0.91) -> '[0.620, 0.910)'; a range too narrow for the digits: '[1.000, 1.000 + 2.3e−30)'."""
+    """[0.62, 0.91) -> '[0.620, 0.910)'; a range too narrow for the digits: '[1.000, 1.000 + 2.3 × 10⁻³⁰)'."""
     if lo is None:
         return "—"
     low, high = f"{lo:.{digits}f}", f"{hi:.{digits}f}"
     if low != high:
         return f"[{low}, {high})"
-    return f"[{low}, {low} + {(hi - lo if width is None else width):.1e})".replace("e-", "e\N{MINUS SIGN}")
+    mantissa, exponent = f"{(hi - lo if width is None else width):.1e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")  # '7.0' reads '7'
+    return f"[{low}, {low} + {mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)})"
 
 
 def digits(step: dict, taken: bool) -> int:

@@ -34,7 +34,7 @@ SWITCHER = "languages"
 NOT_MESSAGES = set(f"{TOKENS_AND_TYPED} {ROOM} {PYTHON_SIDE} {SWITCHER}".split())
 # Figures, ranges, arrows, punctuation and notation: one-letter variables and the formulas' functions.
 NUMBER = re.compile(r"\d[\d,.]*(?:e[+−-]?\d+)?")
-NOTATION = re.compile(r"^(?:[\W\d_]|\b(?:[A-Za-zθαΣ]|log|norm)\b)*$")
+NOTATION = re.compile(r"^(?:[\W\d_⁰¹²³⁴⁵⁶⁷⁸⁹⁻]|\b(?:[A-Za-zθαΣ]|log|norm)\b)*$")
 # Names; the sampler chain's stage names, which the Python side writes (webapp/web/stages/chain_view.py);
 # the room code's pattern in the join form.
 NAMES = {"Hugging Face", "llama.cpp", "Penalties", "Temperature", "Top-k", "Top-p", "Min-p", "ABCD-EFGH"}

@@ -73,7 +73,7 @@ def test_range_digits_keep_every_range_from_reading_empty(spans, digits):
     [
         (0.62, 0.91, 3, "[0.620, 0.910)"),
         (0.9996, 1.0, 4, "[0.9996, 1.0000)"),
-        (1.0, 1.0, 3, "[1.000, 1.000 + 2.3e\N{MINUS SIGN}30)"),  # one float near 1: the width is its probability
+        (1.0, 1.0, 3, "[1.000, 1.000 + 2.3 × 10⁻³⁰)"),  # one float near 1: the width is its probability
         (None, None, 3, "—"),
     ],
 )

@@ -23,14 +23,14 @@ import pytest
 
 from webapp.inference import Settings, run_step_table
 
-from .markup import logits_rows, parse, rest_row
+from .markup import logits_rows, parse, read_number, rest_row
 from .models import BIGRAM_MODEL, TRANSFORMER
 from .seeded import url
 
 N_STATES = 200
 PROMPTS = ("It is a truth universally acknowledged, that a single man", "Mr. Darcy said", "She looked at the", "")
 TEMPERATURES = (0.0, 0.0, 0.05, 0.3, 1.0, 1.0, 1.5, 2.0, 5.0)  # 0, small, 1 and large
-RANGE = re.compile(r"^\[(\d\.\d+), (\d\.\d+)(?: \+ (\d\.\de−\d+))?\)$")
+RANGE = re.compile(r"^\[(\d\.\d+), (\d\.\d+)(?: \+ (\d(?:\.\d)? × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?\)$")
 PERCENT = re.compile(r"^(<)?(\d+(?:\.\d)?) %$")
 
 
@@ -109,11 +109,11 @@ def percent(text: str) -> tuple[float, float]:
 
 
 def non_empty(text: str) -> bool:
-    """'[0.620, 0.910)' and '[1.000, 1.000 + 2.3e−30)' are non-empty; '[1.000, 1.000)' is not."""
+    """'[0.620, 0.910)' and '[1.000, 1.000 + 2.3 × 10⁻³⁰)' are non-empty; '[1.000, 1.000)' is not."""
     match = RANGE.match(text)
     assert match, f"a range reads {text!r}"
     lo, hi, width = match.groups()
-    return float(hi) > float(lo) if width is None else float(width.replace("−", "-")) > 0
+    return float(hi) > float(lo) if width is None else read_number(width) > 0
 
 
 def footer_parts(label: str) -> tuple[int, dict[str, int]]:

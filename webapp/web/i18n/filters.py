@@ -198,7 +198,8 @@ def span(lo: float | None, hi: float | None, digits: int = LEAST_DIGITS, width: 
     """A range as '[0.620, 0.910)'; one too narrow for `digits` as its start plus its width; no range: '—'.
 
     `width` is the range's probability, for a range so narrow that lo and hi round alike
-    (or are one float, near 1): (1.0, 1.0, 3, 2.3e-30) -> '[1.000, 1.000 + 2.3e−30)'.
+    (or are one float, near 1): (1.0, 1.0, 3, 2.3e-30) -> '[1.000, 1.000 + 2.3 × 10⁻³⁰)', written as readable()
+    writes it: never '2.3e−30', an e that is not the number e.
     """
     if lo is None:
         return "—"
@@ -208,14 +209,14 @@ def span(lo: float | None, hi: float | None, digits: int = LEAST_DIGITS, width: 
         return _local_span(style, low, high, hi - lo if width is None else width)
     if low != high:
         return f"[{low}, {high})"
-    return f"[{low}, {low} + {(hi - lo if width is None else width):.1e})".replace("e-", "e−")
+    return f"[{low}, {low} + {readable(hi - lo if width is None else width, 2)})"
 
 
 def _local_span(style: NumberStyle, low: str, high: str, width: float) -> str:
     """'[0,442; 0,460)': the ends in the locale's digits, split by '; ' where the decimal mark is a comma."""
     if low != high:
         return f"[{style(low)}{style.range_separator}{style(high)})"
-    return f"[{style(low)}{style.range_separator}{style(low)} + {style(f'{width:.1e}')})"
+    return f"[{style(low)}{style.range_separator}{style(low)} + {readable(width, 2)})"
 
 
 def per_request(write: Callable[..., str]) -> Callable[..., str]:
