@@ -22,7 +22,7 @@ TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]
 # The words a pupil meets first, each defined where it first appears on some screen of the stepper.
 FIELD_WORDS = ("token", "logit", "softmax", "temperature", "seed", "entropy", "bit")
 # The words of the inside of the forward pass, defined in its panel once it is open.
-INSIDE_WORDS = ("embedding", "layer", "attention", "query", "key", "norm", "stream")
+INSIDE_WORDS = ("embedding", "layer", "attention", "head", "query", "key", "norm", "stream")
 SCREEN = "/?prompt=It+is+a+truth+universally+zzyzx&ids=21&seed=7&guide=0"
 TERM = re.compile(r'<span class="term" tabindex="0">(.*?)<span class="term-def" role="tooltip">'
                   r'<span class="term-colon">: </span>(.*?)</span></span>', re.S)

@@ -250,8 +250,10 @@ def test_settings_changed_after_a_pick_say_so(client, three):
     badges = {row.id: row.badges for row in logits_rows(doc)}
     assert badges[str(api["chosen"]["id"])] == ("r lands here",)  # not "picked": the text has another token
     assert "in the text" in badges[str(runner_up)]  # beside "p = 0": greedy would not pick it
+    assert "“r lands here” marks where the same r falls with the settings now" in doc.by_id("logits").text()
     same = parse(client.get(state_url("/", [*three[:-1], api["chosen"]["id"]], **greedy)).data)
     assert "picked before a setting changed" not in same.by_id("ranges").text()
+    assert "“r lands here”" not in same.by_id("logits").text()
     marked = [row.badges for row in logits_rows(same) if {"picked", "in the text"} & set(row.badges)]
     assert marked == [("picked",)]
 

@@ -98,6 +98,11 @@ GLOSSARY: dict[str, Entry] = {
         N_("How each token looks back at the tokens before it and takes in the ones that matter "
            "for guessing what comes next."),
     ),
+    "head": Entry(
+        N_("head"),
+        N_("One of several ways a layer looks back at the same time: each head learns to watch for something "
+           "different, such as the word just before."),
+    ),
     "query": Entry(
         N_("query"),
         N_("What a token looks for when it looks back: a list of numbers compared with each earlier token's key."),

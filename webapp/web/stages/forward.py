@@ -94,6 +94,7 @@ class LogitsPanel:
     hidden: bool  # predict, then reveal: the scores stay hidden until Reveal
     read: Markup  # 'It read 7 tokens (words or pieces of words). Its vocabulary ... has 5,000 tokens; ...'
     rows_note: Markup  # 'Here are the top 20, then the picked token from further down.'
+    moved_note: Markup | None  # why "r lands here" is not the text's token: the settings changed since the pick
     choose_note: Markup | None  # what "choose" does: add the token, or put it in the text instead of the pick
     penalised: bool  # the penalties moved a logit: the second column is z′ / T
     temperature: str  # T as the caption writes it
@@ -123,6 +124,13 @@ def present(screen: Screen) -> LogitsPanel:
         hidden=screen.hidden,
         read=_read(screen),
         rows_note=_rows_note(screen),
+        moved_note=_(
+            "“r lands here” marks where the same r falls with the settings now; the text keeps '%(token)s', "
+            "picked before they changed.",
+            token=screen.labels[screen.in_text],
+        )
+        if screen.pick_moved
+        else None,
         choose_note=_choose_note(screen) if not screen.hidden and any(row.choose_label for row in rows) else None,
         penalised=step.penalties_moved,
         temperature=general(step.settings.temperature),
