@@ -67,3 +67,22 @@ def test_presenter_mode_shows_no_guide_outline(page: Page, expected_ids) -> None
     page.goto(state_url(expected_ids, present="1"))
     expect(page.locator("#guide")).to_be_hidden()
     expect(page.locator(".guide-target")).to_have_count(0, timeout=1000)
+
+
+@pytest.mark.browser_context_args(viewport={"width": 1366, "height": 768}, reduced_motion="reduce")
+def test_presenter_mode_opens_the_screen_as_it_is_after_steps_taken_on_the_page(page: Page) -> None:
+    """The link is drawn with the page; each Step's answer brings it up to date, so no Step is lost on the way in
+    or out."""
+    page.goto("/?prompt=It+is+a+truth&seed=7&guide=0&view=teacher")
+    step = page.locator("button[data-control=step]:visible")
+    for n in (1, 2):
+        step.click()
+        expect(page.locator(".text-so-far .gen")).to_have_count(n)
+    page.get_by_role("link", name="Presenter mode").click()
+    expect(page.locator("main.present")).to_be_visible()
+    expect(page.locator(".text-so-far .gen")).to_have_count(2)
+    page.locator("button[data-control=step]:visible").click()
+    expect(page.locator(".text-so-far .gen")).to_have_count(3)
+    page.get_by_role("link", name="Leave presenter mode").click()
+    expect(page.locator("main.present")).to_have_count(0)
+    expect(page.locator(".text-so-far .gen")).to_have_count(3)

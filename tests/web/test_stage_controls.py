@@ -120,8 +120,20 @@ def test_the_teachers_r_is_empty_for_the_seeded_one(app):
 
 def test_the_mode_link_leads_to_the_other_mode_with_the_same_screen(app, three):
     params = {**BASE, "ids": joined(three)}
-    plain, presenting = present(app, **params), present(app, **params, present="1")
+    plain = present(app, controls.present_mode_link, **params)
+    presenting = present(app, controls.present_mode_link, **params, present="1")
     assert (plain.present, presenting.present) == (False, True)
-    assert query_of(plain.other_mode) == {**query_of(presenting.other_mode), "present": "1"}
-    assert "present" not in query_of(presenting.other_mode)
-    assert query_of(presenting.other_mode)["ids"] == joined(three)
+    assert query_of(plain.href) == {**query_of(presenting.href), "present": "1"}
+    assert "present" not in query_of(presenting.href)
+    assert query_of(presenting.href)["ids"] == joined(three)
+
+
+def test_every_answer_sends_the_mode_link_for_the_screen_it_leads_to(client, three):
+    """The page's link is drawn once; each Step's answer swaps it, so that presenter mode opens the screen as it is
+    now, not as it was when the page was loaded."""
+    answer = client.get(url("/step", **BASE, ids=joined(three[:2])), headers={"HX-Request": "true"})
+    html = answer.get_data(as_text=True)
+    link = html[html.index('id="mode-link"'):]
+    assert 'hx-swap-oob="true"' in link[: link.index(">")]
+    href = link[link.index('href="') + 6:]
+    assert query_of(href[: href.index('"')].replace("&amp;", "&"))["ids"] == joined(three)

@@ -29,7 +29,6 @@ from ..i18n.translations import description_parts
 from ..i18n.translations import template_gettext as _
 from ..serving.fetched import fetch_command
 from ..url.links import public_url
-from ..url.paths import path_for
 from ..url.state import MAX_TEMPERATURE
 from .panels import shown_key
 from .screen import Screen
@@ -102,7 +101,6 @@ class ControlsPanel:
     predict: bool
     present: bool  # presenter mode: the link under the form leaves it, and nothing is folded
     teacher: bool  # the teacher's view: More sent open
-    other_mode: str  # this screen in the other mode: without presenter mode, or in it
 
 
 @dataclass(frozen=True)
@@ -111,6 +109,15 @@ class ViewLink:
 
     shown: bool  # not in presenter mode, which shows what it always has
     teacher: bool  # the screen is in the teacher's view: the link goes to the student's
+    href: str
+
+
+@dataclass(frozen=True)
+class ModeLink:
+    """The link to this screen in the other mode: into presenter mode, or out of it. Every answer swaps it, so
+    that it opens the screen as it is now, not as it was when the page was loaded."""
+
+    present: bool  # the screen is in presenter mode: the link leaves it
     href: str
 
 
@@ -141,8 +148,13 @@ def present(screen: Screen) -> ControlsPanel:
         predict=state.predict,
         present=state.present,
         teacher=state.teacher,
-        other_mode=state.url(path_for("stepper.show"), present=None if state.present else "1"),
     )
+
+
+def present_mode_link(screen: Screen) -> ModeLink:
+    """The link to the screen in the other mode, as the address bar has it (a hidden pick stays hidden)."""
+    state = screen.state
+    return ModeLink(present=state.present, href=public_url(state, present=None if state.present else "1"))
 
 
 def present_view_link(screen: Screen) -> ViewLink:

@@ -80,6 +80,11 @@ class Stages:
         return controls_presenter.present(self.screen)
 
     @cached_property
+    def mode_link(self) -> controls_presenter.ModeLink:
+        """The link to this screen in or out of presenter mode, which every answer swaps."""
+        return controls_presenter.present_mode_link(self.screen)
+
+    @cached_property
     def view_link(self) -> controls_presenter.ViewLink:
         """The link to this screen in the other view (the student's, the teacher's), which every answer swaps."""
         return controls_presenter.present_view_link(self.screen)

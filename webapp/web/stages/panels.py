@@ -31,6 +31,7 @@ TEMPLATES: dict[str, tuple[str, str]] = {
     "tokens": ("stages/_encode.html", "tokens"),
     "state_fields": ("panels/_state_fields.html", "state_fields"),
     "view_link": ("panels/_view_link.html", "view_link"),
+    "mode_link": ("panels/_mode_link.html", "mode_link"),
     "next_r": ("panels/_next_r.html", "controls"),
     "logits": ("stages/_forward.html", "logits"),
     "chart": ("stages/_softmax.html", "chart"),
