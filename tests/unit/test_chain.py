@@ -184,6 +184,19 @@ def test_penalties_count_only_the_window_the_model_read(bigram):
     assert changed.tolist() == [263]
 
 
+def test_penalties_after_a_cut_count_only_the_tokens_still_in_play():
+    """Top-k 2 keeps ids 0 and 1; the presence penalty then changes ids 1 and 3, but id 3 is already cut: the card
+    says one score changed, the one the class can see."""
+    logits = np.array([3.0, 2.0, 1.0, 0.0])
+    s = Knobs(chain=("top_k", "penalties"), top_k=2, presence_penalty=0.5)
+    _, stages = apply_chain(logits, s, generated=[1, 3])
+    penalties = stages[1]
+    assert np.flatnonzero(penalties.logits_out != logits).tolist() == [1, 3]
+    assert penalties.n_changed == 1
+    _, first = apply_chain(logits, Knobs(chain=("penalties", "top_k"), top_k=2, presence_penalty=0.5), generated=[1, 3])
+    assert first[0].n_changed == 2  # before any cut, both count
+
+
 def test_penalties_after_temperature_subtract_alpha_from_z_over_t():
     logits = np.array([2.0, 1.0])
     probs, _ = apply_chain(logits, Knobs(chain=("temperature", "penalties"), temperature=0.5,

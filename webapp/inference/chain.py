@@ -110,7 +110,7 @@ class Stage:
     n_in: int  # tokens with probability in what it saw
     n_kept: int  # tokens with probability in what it passed on
     mass_kept: float  # the probability, in what it saw, of the tokens it kept
-    n_changed: int  # tokens whose logit it changed (penalties), else 0
+    n_changed: int  # tokens still in play (not cut by an earlier stage) whose logit it changed (penalties), else 0
 
     @property
     def on(self) -> bool:
@@ -183,7 +183,8 @@ def apply_chain(logits: np.ndarray, s: ChainSettings, window: Sequence[int] = ()
             pass
         elif name == "penalties":
             z = penalise(z, window, generated, *setting, scale=t)
-            n_changed, ranked = int((z != z_in).sum()), None
+            # what the class can see change: a token an earlier stage cut stays at 0 whatever its logit
+            n_changed, ranked = int(((z != z_in) & keep).sum()), None
             p = sampling.probabilities(np.where(keep, z, -np.inf), t)
         elif name == "temperature":
             t = setting
