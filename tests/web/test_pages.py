@@ -274,3 +274,10 @@ def test_the_article_model_says_it_reads_no_text_instead_of_calling_the_prompt_e
     assert "every byte is a token" not in note and "An empty prompt" not in note
     other = parse(client.get("/?prompt=It+is+a+truth&guide=0").data)
     assert "reads no text" not in other.by_id("tokens").text()
+
+
+def test_the_stage_numbers_go_1_to_5_in_reading_order(client, three):
+    """The inside of the forward pass, read after the softmax chart, is a closer look at stage 2, not a second 2."""
+    doc = parse(client.get(state_url("/", three, **STATE, inside="1")).data)
+    numbers = [span.text().strip() for span in doc.find_all("span", "stage")]
+    assert numbers == ["1", "2", "3", "4", "5"]
