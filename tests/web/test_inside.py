@@ -167,7 +167,10 @@ def test_back_from_the_last_position_chosen_in_the_panel_forgets_it(client, thre
 
 
 def test_changing_the_model_forgets_the_panels_layer_head_and_position(client):
-    """The model menu sends layer, head and near empty: a 4-layer model's choice is not refused by another."""
+    """What the model menu sends with a new model: a choice another model's window or layers made (here a position
+    past the new window) is not refused, as it is when sent as it was."""
     page = parse(client.get(url("/", **BASE, inside="1", layer="4", head="3", near="2")).data)
-    menu = page.by_id("model")
-    assert {"layer": "", "head": "", "near": ""}.items() <= json.loads(menu.attrs["hx-vals"]).items()
+    sent = json.loads(page.by_id("model").attrs["hx-vals"])
+    stale = {**BASE, "inside": "1", "layer": "4", "head": "3", "near": "40"}  # 40: past the new window
+    assert client.get(url("/reset", **stale), headers=HTMX).status_code == 400
+    assert client.get(url("/reset", **{**stale, **sent}), headers=HTMX).status_code == 200

@@ -82,14 +82,15 @@ def present(screen: Screen) -> TokensPanel:
     """The tokens panel of the screen: the prompt's tokens and the generated ones as chips."""
     step, ids = screen.result, screen.state.ids
     vocab_url = url_for("stepper.vocabulary", model=screen.model.name)
+    typed = screen.state.model == ARTICLE  # the article's model reads no text: no <unk>, no bytes, no empty prompt
     return TokensPanel(
         counts=_counts(len(step.prompt_tokens), len(ids), screen.model.n_vocab),
         n_unk=sum(t.unk for t in step.prompt_tokens),
-        encodes_any_text=screen.model.tokenizer.unk_id is None and screen.state.model != ARTICLE,
-        reads_no_text=screen.state.model == ARTICLE,
+        encodes_any_text=screen.model.tokenizer.unk_id is None and not typed,
+        reads_no_text=typed,
         prompt_chips=_prompt_chips(step.prompt_tokens, step.window_start, vocab_url),
         generated_chips=_generated_chips(screen),
-        empty=not step.prompt_tokens and not ids and screen.state.model != ARTICLE,
+        empty=not step.prompt_tokens and not ids and not typed,
         window_note=_window_note(step.window_start, screen.model.n_ctx),
         worked=fold_view(screen, "worked-encode", "worked", _("Worked example")),
         example=_example(screen, vocab_url),

@@ -209,8 +209,7 @@ def _rows(screen: Screen, digits: int) -> tuple[LogitRow, ...]:
     picked = _("r picked") if screen.forced else _("r lands here") if moved else _("picked")
     in_text = _("in the text") if moved else None
     choose = filler(_("Choose '%(token)s' instead", token=SLOT))  # each row's label is put in below
-    return tuple(_row(t, digits, picked, in_text if moved and t.row.id == screen.in_text else None, choose)
-                 for t in screen.table)
+    return tuple(_row(t, digits, picked, in_text if t.row.id == screen.in_text else None, choose) for t in screen.table)
 
 
 def _row(t: TableRow, digits: int, picked: Markup, text_badge: Markup | None,

@@ -97,14 +97,14 @@ def present(screen: Screen) -> RangesPanel:
         pick_lo=fixed(chosen.lo, digits),
         pick_hi=fixed(chosen.hi, digits),
         picked=labels[chosen.id],
-        picked_quoted=_("'%(token)s'", token=labels[chosen.id]),
+        picked_quoted=quoted(labels[chosen.id]),
         picked_unk=taken and screen.in_text == screen.model.tokenizer.unk_id,
         seed=step.settings.seed,
         step=step.step,
         # for the order's setting (under More in the student's view): said to the teacher, or once it is changed
         other_order_token=labels[other.id] if other and (screen.state.teacher or by_vocabulary) else None,
         forced=screen.forced,
-        pick_moved=pick_moved(screen),
+        pick_moved=screen.pick_moved,
         text_token=labels[text_row.id] if text_row else Markup(),
         text_prob=_pct(text_row),
         worked=fold_view(screen, "worked-sampling", "worked", _("Worked example")),
@@ -117,15 +117,15 @@ def present(screen: Screen) -> RangesPanel:
     )
 
 
+def quoted(label: Markup) -> Markup:
+    """A token's label as the pick sentences write it: 'as'."""
+    return _("'%(token)s'", token=label)
+
+
 def pick_digits_of(screen: Screen) -> int:
     """Digits for the pick sentence: the table's, or more until r reads inside its range (filters.pick_digits)."""
     chosen = screen.result.chosen
     return pick_digits(screen.result.r, chosen.lo, chosen.hi, screen.digits) if screen.taken else screen.digits
-
-
-def pick_moved(screen: Screen) -> bool:
-    """Whether the text has another token than this step's r picks (Screen.pick_moved)."""
-    return screen.pick_moved
 
 
 def other_order_pick(screen: Screen) -> Row | None:

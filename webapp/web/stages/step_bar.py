@@ -18,7 +18,7 @@ from markupsafe import Markup
 from ..i18n.filters import fixed
 from ..i18n.translations import template_gettext as _
 from . import range_bar
-from .sampling import BAR_LABEL_LENGTH, pick_digits_of
+from .sampling import BAR_LABEL_LENGTH, pick_digits_of, quoted
 from .screen import Screen
 
 
@@ -50,8 +50,3 @@ def present(screen: Screen) -> StepBarView:
         hi=fixed(chosen.hi, digits),
         zoom=range_bar.zoom(step.rows, screen.short_labels(BAR_LABEL_LENGTH), chosen, step.r),
     )
-
-
-def quoted(label: Markup) -> Markup:
-    """A token's label as the pick sentences write it: 'as'."""
-    return _("'%(token)s'", token=label)
