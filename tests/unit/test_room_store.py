@@ -377,3 +377,27 @@ def test_the_signing_secret_is_made_once_and_shared(store, store_url) -> None:
     assert secrets == {store.secret()} and len(store.secret()) >= 43  # one secret of 256 bits, whoever came first
     store.purge(T0 + 10 * IDLE)
     assert open_store(store_url, IDLE).secret() == store.secret()  # rooms expire; the secret stays
+
+
+def test_a_kept_lesson_is_read_back_until_it_expires_and_reading_keeps_it(store) -> None:
+    assert store.keep_lesson("abc", '{"title": "é"}', T0, max_lessons=2, seconds=100)
+    assert store.kept_lesson("abc", T0 + 50, seconds=100) == '{"title": "é"}'  # read at 50: kept until 150
+    assert store.kept_lesson("abc", T0 + 120, seconds=100) == '{"title": "é"}'
+    assert store.kept_lesson("abc", T0 + 221, seconds=100) is None
+    assert store.kept_lesson("nope", T0, seconds=100) is None
+
+
+def test_kept_lessons_are_bounded_but_keeping_one_again_is_not_refused(store) -> None:
+    assert store.keep_lesson("a", "A", T0, max_lessons=2, seconds=100)
+    assert store.keep_lesson("b", "B", T0, max_lessons=2, seconds=100)
+    assert not store.keep_lesson("c", "C", T0 + 1, max_lessons=2, seconds=100)
+    assert store.kept_lesson("c", T0 + 1, seconds=100) is None
+    assert store.keep_lesson("a", "A", T0 + 1, max_lessons=2, seconds=100)  # already kept: kept longer
+    assert store.keep_lesson("c", "C", T0 + 101, max_lessons=2, seconds=100)  # b has expired, making room
+    assert store.kept_lesson("b", T0 + 101, seconds=100) is None
+
+
+def test_a_room_plays_a_lesson_screen_by_screen(store) -> None:
+    store.create(new_room(), 10)
+    room = store.update(store.get("ABCDEFGH", T0), T0, lesson="article", lesson_screen=3)
+    assert store.get("ABCDEFGH", T0).lesson == "article" and room.lesson_screen == 3

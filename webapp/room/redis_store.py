@@ -12,6 +12,8 @@ Keys, for a room with code C (every one expires idle_seconds after the teacher's
     tbt:hit:KEY:WINDOW    rate-limit counters
     tbt:bucket:KEY        hash: a token bucket's tokens and when they were counted; expires once full again
     tbt:secret            the signing secret (no expiry)
+    tbt:lesson:ID         hash: a kept lesson's file and when it expires, `seconds` after it was last kept or read
+    tbt:lessons           sorted set: lesson id -> when it expires, to bound the lessons kept
 
 The compare-and-set update, the vote (only while its round is open), the bounded join and closing a
 round with its result are Lua scripts, so each is atomic whichever process on whichever machine runs it.
@@ -45,6 +47,26 @@ CLOSING_MS = 2000  # how long a round being counted refuses votes: counting take
 MAX_COUNTS = 3  # counts of a round whose votes changed meanwhile (only after CLOSING_MS, or from an older server)
 FAILURES = (redis.ConnectionError, redis.TimeoutError)  # Redis not answering, as opposed to refusing a command
 BUCKET = "tbt:bucket:"
+LESSON, LESSONS = "tbt:lesson:", "tbt:lessons"
+# KEYS: the lesson, the index; ARGV: now, max_lessons, seconds, id, text
+KEEP_LESSON = """
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+if not redis.call('ZSCORE', KEYS[2], ARGV[4]) and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], 'text', ARGV[5], 'expires', ARGV[1] + ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[1] + ARGV[3], ARGV[4])
+return 1
+"""
+# KEYS: the lesson, the index; ARGV: now, seconds, id. The text if it has not expired, kept `seconds` more.
+READ_LESSON = """
+local text, expires = unpack(redis.call('HMGET', KEYS[1], 'text', 'expires'))
+if not text or tonumber(expires) <= tonumber(ARGV[1]) then return false end
+local later = math.max(tonumber(expires), ARGV[1] + ARGV[2])
+redis.call('HSET', KEYS[1], 'expires', later)
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], later, ARGV[3])
+return text
+"""
 SECRET = "tbt:secret"
 
 CREATE = """
@@ -220,6 +242,7 @@ class RedisStore(RoomStore):
         self._hold, self._close = self.r.register_script(HOLD), self.r.register_script(CLOSE)
         self._take = self.r.register_script(TAKE)
         self._remove, self._clear = self.r.register_script(REMOVE), self.r.register_script(CLEAR)
+        self._keep_lesson, self._read_lesson = self.r.register_script(KEEP_LESSON), self.r.register_script(READ_LESSON)
 
     @staticmethod
     def _keys(code: str) -> list[str]:
@@ -381,6 +404,16 @@ class RedisStore(RoomStore):
     def secret(self) -> str:
         with self.r.pipeline() as pipe:  # MULTI/EXEC: the first SET wins, every caller reads the winner
             return pipe.set(SECRET, secrets.token_urlsafe(32), nx=True).get(SECRET).execute()[1]
+
+    @answering
+    def keep_lesson(self, lesson_id: str, text: str, now: float, max_lessons: int, seconds: float) -> bool:
+        ttl = max(1, int(seconds))
+        kept = self._keep_lesson(keys=[LESSON + lesson_id, LESSONS], args=[now, max_lessons, ttl, lesson_id, text])
+        return bool(kept)
+
+    @answering
+    def kept_lesson(self, lesson_id: str, now: float, seconds: float) -> str | None:
+        return self._read_lesson(keys=[LESSON + lesson_id, LESSONS], args=[now, max(1, int(seconds)), lesson_id])
 
     @answering
     def purge(self, now: float) -> int:

@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS rooms (
     action TEXT NOT NULL, votes_on INTEGER NOT NULL, round INTEGER NOT NULL, round_open INTEGER NOT NULL,
     round_key TEXT NOT NULL, leaderboard INTEGER NOT NULL, created REAL NOT NULL, touched REAL NOT NULL,
     n_rounds INTEGER NOT NULL DEFAULT 0, rounds TEXT NOT NULL DEFAULT '',
-    tally_shown INTEGER NOT NULL DEFAULT 0, ended INTEGER NOT NULL DEFAULT 0);
+    tally_shown INTEGER NOT NULL DEFAULT 0, ended INTEGER NOT NULL DEFAULT 0,
+    lesson TEXT NOT NULL DEFAULT '', lesson_screen INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS students (
     code TEXT NOT NULL, student TEXT NOT NULL, nickname TEXT NOT NULL, PRIMARY KEY (code, student));
 CREATE TABLE IF NOT EXISTS votes (
@@ -39,12 +40,14 @@ CREATE TABLE IF NOT EXISTS hits (key TEXT PRIMARY KEY, window INTEGER NOT NULL, 
 CREATE TABLE IF NOT EXISTS buckets (
     key TEXT PRIMARY KEY, tokens REAL NOT NULL, stamp REAL NOT NULL, full REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS lessons (id TEXT PRIMARY KEY, text TEXT NOT NULL, expires REAL NOT NULL);
 """
 BOOLEANS = ("votes_on", "round_open", "leaderboard", "tally_shown", "ended")
 # Columns added since the first release, with their definitions: a file an older server made gets them on opening
 # (its rooms read them as their defaults: Room.rounds_opened covers the rounds opened before).
 ADDED_COLUMNS = {"n_rounds": "INTEGER NOT NULL DEFAULT 0", "rounds": "TEXT NOT NULL DEFAULT ''",
-                 "tally_shown": "INTEGER NOT NULL DEFAULT 0", "ended": "INTEGER NOT NULL DEFAULT 0"}
+                 "tally_shown": "INTEGER NOT NULL DEFAULT 0", "ended": "INTEGER NOT NULL DEFAULT 0",
+                 "lesson": "TEXT NOT NULL DEFAULT ''", "lesson_screen": "INTEGER NOT NULL DEFAULT 0"}
 
 
 def writes(method):
@@ -270,6 +273,28 @@ class SQLiteStore(RoomStore):
         return self.db.execute("SELECT value FROM secrets WHERE name = 'sign'").fetchone()[0]
 
     @writes
+    def keep_lesson(self, lesson_id: str, text: str, now: float, max_lessons: int, seconds: float) -> bool:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("DELETE FROM lessons WHERE expires <= ?", (now,))
+            kept = db.execute("SELECT 1 FROM lessons WHERE id = ?", (lesson_id,)).fetchone()
+            if not kept and db.execute("SELECT count(*) FROM lessons").fetchone()[0] >= max_lessons:
+                return False
+            db.execute("INSERT INTO lessons (id, text, expires) VALUES (?, ?, ?) "
+                       "ON CONFLICT (id) DO UPDATE SET expires = excluded.expires", (lesson_id, text, now + seconds))
+            return True
+        finally:
+            db.execute("COMMIT")
+
+    def kept_lesson(self, lesson_id: str, now: float, seconds: float) -> str | None:
+        row = self.db.execute("SELECT text FROM lessons WHERE id = ? AND expires > ?", (lesson_id, now)).fetchone()
+        if row is not None:
+            with self._writing:
+                self.db.execute("UPDATE lessons SET expires = max(expires, ?) WHERE id = ?", (now + seconds, lesson_id))
+        return row[0] if row else None
+
+    @writes
     def purge(self, now: float) -> int:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
@@ -279,6 +304,7 @@ class SQLiteStore(RoomStore):
                 db.executemany(f"DELETE FROM {table} WHERE code = ?", [(c,) for c in old])
             db.execute("DELETE FROM hits WHERE window < ?", (now - 3600,))
             db.execute("DELETE FROM buckets WHERE full < ?", (now,))
+            db.execute("DELETE FROM lessons WHERE expires <= ?", (now,))
         finally:
             db.execute("COMMIT")
         return len(old)

@@ -11,6 +11,8 @@ Everything a room is lives here, so that any process on any machine can serve an
     buckets   allowances: take(key, ...) from a token bucket that refills at a steady rate
     secret    the key the server signs student ids and teacher keys with (codes.signed_id), made once
               and the same for every process on every machine that shares the store
+    lessons   id -> a lesson file a teacher opened or published (webapp/lessons), at most max_lessons,
+              each kept `seconds` after it was last kept or read
 
 A room expires `idle_seconds` after the teacher last changed it: it then reads as missing and
 its rows or keys are deleted by the next purge (SQLite) or expire on their own (Redis).
@@ -60,6 +62,8 @@ class Room:
     rounds: str = ""  # every round by its step, open, kept or revealed (rounds.py reads and writes it)
     tally_shown: bool = False  # the teacher shows the open round's votes as they come in (hidden by default)
     ended: bool = False  # the teacher ended the lesson: no more votes or changes; students explore on their own
+    lesson: str = ""  # the lesson the room plays (a bundled lesson's name, or 'l:' and a kept lesson's id); '' none
+    lesson_screen: int = 0  # the screen of that lesson on the teacher's screen, from 0
 
     @property
     def rounds_opened(self) -> int:
@@ -187,6 +191,15 @@ class RoomStore(ABC):
     @abstractmethod
     def secret(self) -> str:
         """The store's signing secret: made at random by the first caller, the same for every later one."""
+
+    @abstractmethod
+    def keep_lesson(self, lesson_id: str, text: str, now: float, max_lessons: int, seconds: float) -> bool:
+        """Keep a lesson's file under its id for `seconds` from now (again: for `seconds` more); False, keeping
+        nothing, if max_lessons others are kept already."""
+
+    @abstractmethod
+    def kept_lesson(self, lesson_id: str, now: float, seconds: float) -> str | None:
+        """The lesson's file, kept for `seconds` more from now; None if there is none or it expired."""
 
     @abstractmethod
     def purge(self, now: float) -> int:
