@@ -62,8 +62,8 @@ def test_the_file_is_readable_one_key_per_line():
 @pytest.mark.parametrize(
     ("data", "says"),
     [
-        (b"x" * (MAX_BYTES + 1), "at most 100 KB"),
-        ("[" * 40_000 + "]" * 40_000, "nested deeper"),
+        (b"x" * (MAX_BYTES + 1), "at most 60 KB"),
+        ("[" * 25_000 + "]" * 25_000, "nested deeper"),
         ('{"format": "token-by-token lesson", "screens": [[[[[]]]]]}', "nested deeper"),
         (b"\xff\xfe not text", "not text"),
         ("{ not json", "not JSON (line 1)"),

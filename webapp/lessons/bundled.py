@@ -22,7 +22,7 @@ def bundled(name: str, lang: str = FALLBACK) -> Lesson | None:
     if name not in BUNDLED:
         return None
     path = FOLDER / lang / f"{name}.json"
-    if not path.is_file():
+    if not (lang.isascii() and lang.isalpha() and path.is_file()):
         path = FOLDER / FALLBACK / f"{name}.json"
     return parse(path.read_bytes())
 

@@ -39,7 +39,7 @@ from ..inference.errors import N_, InferenceError
 
 FORMAT = "token-by-token lesson"
 VERSION = 1
-MAX_BYTES = 100_000  # 15 screens with long notes take about 15 KB
+MAX_BYTES = 60_000  # 15 screens with long notes take about 15 KB; a request is at most 64 KB
 MAX_DEPTH = 4  # lesson -> screens -> screen -> state
 MAX_SCREENS = 40
 MAX_STATE_KEYS = 40

@@ -14,7 +14,8 @@ from .classroom.student_polls import StudentPolls
 from .i18n import filters, glossary, translations
 
 # room_students and room_teacher are imported for their routes, which each adds to room.bp.
-from .routes import api, room, room_students, room_teacher  # noqa: F401
+from .lessons import lesson_access
+from .routes import api, lessons, room, room_students, room_teacher  # noqa: F401
 from .routes import stepper as views
 from .serving import budget, cache, compress, fetched, policy, security
 from .serving import error_pages as errors
@@ -65,6 +66,8 @@ def create_app(config: dict | None = None) -> Flask:
     room_support.configure(app)
     app.wsgi_app = StudentPolls(app.wsgi_app, app)  # students' polls answered before Flask where they can be
     app.register_blueprint(room.bp)  # the routes of room_teacher.py and room_students.py
+    lesson_access.configure(app)
+    app.register_blueprint(lessons.bp)
     policy.check_declared(app)  # every route says what it may cost and how it may be cached
     policy.keep_private(app)
     return app
