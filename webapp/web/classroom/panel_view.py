@@ -27,6 +27,7 @@ from ...room.store import Room
 from ...room.votes import Place, tally
 from ..i18n.filters import thousands
 from ..i18n.labels import token_labels
+from ..lessons.lesson_view import LessonChoice, RoomLesson
 from ..url.links import public_url
 from ..url.share import reach
 from ..url.state import State
@@ -111,6 +112,8 @@ class RoomPanel:
     kept: KeptNote | None  # the last vote left before its reveal, waiting for its step to come back
     results: RoundResults | None  # the last revealed round
     results_on_screen: bool  # ... and the screen shows its step revealed: presenter mode puts them in front
+    lesson: RoomLesson | None = None  # the lesson the room plays, if one
+    lesson_choice: LessonChoice | None = None  # the form that starts one, when none plays (never in presenter mode)
 
 
 def present(
@@ -124,6 +127,8 @@ def present(
     joining: bool = False,
     on_screen: State | None = None,
     kept: KeptNote | None = None,
+    played: RoomLesson | None = None,
+    choice: LessonChoice | None = None,
 ) -> RoomPanel:
     """The room panel; `presenting` is whether the teacher's page is in presenter mode, None for the panel alone;
     `joining` whether its join screen is up; `on_screen` the teacher's screen as the room stores it."""
@@ -159,6 +164,8 @@ def present(
         kept=kept,
         results=results_view.present(last, running=lesson.running, board=board, model=model) if last else None,
         results_on_screen=shows_results_on_screen(room, lesson, on_screen),
+        lesson=played,
+        lesson_choice=None if played or presenting or room.ended else choice,
     )
 
 

@@ -9,12 +9,14 @@ from dataclasses import dataclass
 
 from flask import url_for
 from markupsafe import Markup
+from werkzeug.exceptions import HTTPException
 
 from ...lessons.bundled import every_bundled
 from ...lessons.lesson import Lesson
 from ..i18n.translations import current_language, error_message
 from ..i18n.translations import gettext as _
 from ..url.links import public_base
+from ..url.paths import path_for
 from . import lesson_access as access
 from .lesson_access import Found
 
@@ -85,13 +87,14 @@ def overview(found: Found, lang: str | None) -> Overview:
         newer = _("This file was written by a newer version of this app (lesson format %(version)s). Each screen "
                   "shows what this version understands of it; a screen it cannot show says why.",
                   version=lesson.newer)
-    first = next((s for s in screens_of(found, lang) if not s.problem), None)
+    screens = screens_of(found, lang)
+    first = next((s for s in screens if not s.problem), None)
     return Overview(
         title=lesson.title,
         about=lesson.about,
         ref=found.ref,
         bundled=found.bundled,
-        screens=screens_of(found, lang),
+        screens=screens,
         newer=newer,
         file_url=lesson_url(found, "file"),
         file_name=file_name(lesson),
@@ -99,8 +102,13 @@ def overview(found: Found, lang: str | None) -> Overview:
         play_url=first.play_url if first else lesson_url(found, "play", n=1, lang=lang),
         link=link(found),
         qr_url=lesson_url(found, "qr_code") if found.kept_id else None,
-        room_from=first.play_url if first else "/",
+        room_from=stepper_url(found, first.number - 1) if first else path_for("stepper.show"),
     )
+
+
+def stepper_url(found: Found, i: int) -> str:
+    """Screen i's state on the stepper: what a room started from the lesson's page is charged for."""
+    return access.screen_state(found.lesson, i, None).url(path_for("stepper.show"))
 
 
 def file_name(lesson: Lesson) -> str:
@@ -202,3 +210,90 @@ def figure(chart) -> Figure:
 def link(found: Found) -> str:
     """The lesson's address for a colleague, by the address students reach this server at."""
     return public_base() + lesson_url(found, "overview")
+
+
+# --- a lesson played in a class room -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ClassQuestion:
+    """What the class is asked on the room's screen: on the projector and every phone, in each one's language."""
+
+    title: str
+    question: str
+
+
+def playing(ref: str, i: int, lang: str) -> tuple[Found, int] | None:
+    """The lesson a room plays and its screen; None if it plays none, or its lesson has expired meanwhile."""
+    if not ref:
+        return None
+    try:
+        found = access.find(ref, lang)
+    except HTTPException:
+        return None
+    return (found, i) if 0 <= i < len(found.lesson.screens) else None
+
+
+def class_question(ref: str, i: int) -> ClassQuestion | None:
+    """Screen i's title and question, or None (no lesson; a screen this server cannot show: the class keeps the
+    screen it had, and no question that is not about it)."""
+    played = playing(ref, i, current_language())
+    if played is None or access.screen_problem(played[0].lesson, i):
+        return None
+    screen = played[0].lesson.screens[i]
+    return ClassQuestion(title=screen.title, question=screen.question)
+
+
+@dataclass(frozen=True)
+class RoomLesson:
+    """The lesson part of the teacher's room panel: where the lesson is, its question and notes, the way on.
+
+    The notes and "screen 4 of 12" are the teacher's: presenter mode (the projector) leaves them out."""
+
+    title: str
+    number: int  # from 1
+    n_screens: int
+    screen_title: str
+    question: str
+    vote: bool
+    notes: str
+    problem: str | None
+    go_url: str  # POST to=N: show screen N (from 1)
+    previous: int | None
+    next: int | None
+    overview_url: str
+
+
+@dataclass(frozen=True)
+class LessonChoice:
+    """The form that starts a lesson in the room: a bundled lesson, or one a teacher opened, by its link."""
+
+    url: str
+    lessons: tuple[BundledItem, ...]
+
+
+def room_lesson(ref: str, i: int, go_url: str) -> RoomLesson | None:
+    played = playing(ref, i, current_language())
+    if played is None:
+        return None
+    found = played[0]
+    screen = found.lesson.screens[i]
+    problem = access.screen_problem(found.lesson, i)
+    n = len(found.lesson.screens)
+    return RoomLesson(
+        title=found.lesson.title,
+        number=i + 1,
+        n_screens=n,
+        screen_title=screen.title or _("Screen %(n)s", n=i + 1),
+        question=screen.question,
+        vote=screen.vote,
+        notes=screen.notes,
+        problem=error_message(problem) if problem else None,
+        go_url=go_url,
+        previous=i if i > 0 else None,
+        next=i + 2 if i + 1 < n else None,
+        overview_url=lesson_url(found, "overview"),
+    )
+
+
+def lesson_choice(url: str) -> LessonChoice:
+    return LessonChoice(url=url, lessons=tuple(bundled_list(None)))

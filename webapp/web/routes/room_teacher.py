@@ -9,6 +9,8 @@ GET  /room/CODE/roster       who is in the room and who has voted (the teacher's
 POST /room/CODE/remove       take a student out of the room, their votes not yet counted with them
 POST /room/CODE/vote/restart start the open vote again, without its votes
 POST /room/CODE/end          end the lesson: no more votes or changes; students explore on their own
+POST /room/CODE/lesson       play a lesson (a bundled one, or one opened by its link), or stop playing it
+POST /room/CODE/lesson/go    show the lesson's screen N (Next, Previous)
 GET  /room/CODE/qr.svg       the join address as a QR code
 GET  /room/CODE/results.json the room's rounds as data: those revealed, those kept for later, the one open
 
@@ -24,15 +26,18 @@ from dataclasses import replace
 from flask import abort, current_app, redirect, render_template, request, url_for
 
 from ...inference.errors import N_
+from ...lessons.lesson import MAX_SCREENS
 from ...room import codes
-from ...room.rounds import Picks, kept_rounds, next_round, picks, restart_round
+from ...room.rounds import kept_rounds, restart_round
 from ...room.store import Room, RoomsFull
-from ...room.teacher import RoomGone, TeacherScreen, TooManyChanges, apply_change
-from ...room.votes import bits, round_result, tally
+from ...room.votes import bits, tally
 from ..classroom import panel_view
 from ..classroom import room_access as access
 from ..classroom import room_support as rs
+from ..classroom.room_changes import apply, lesson_going_on, show_lesson_screen, votes_turned
+from ..i18n.translations import current_language
 from ..i18n.translations import gettext as _
+from ..lessons import lesson_access, lesson_view
 from ..serving.htmx import is_htmx
 from ..serving.policy import Work, costs
 from ..stages.page import screen_context
@@ -56,6 +61,7 @@ def start():
     Each start takes one from the network's starts (room_access.starts), given back if no room could start.
     """
     rs.check_origin()
+    lesson = chosen_lesson() if request.form.get("lesson") else None
     if not access.take(access.starts()):
         abort(429, description=_("too many rooms have been started from this network in the last hour; "
                                  "wait a few minutes, or go on in a room already open."))
@@ -82,6 +88,8 @@ def start():
         access.take(access.starts(), -1)
         abort(503, description=_("the server has as many open rooms as it allows; try again later."))
     rs.store().purge(now)
+    if lesson is not None:  # "Play it in a class room" from a lesson's page: its first screen
+        show_lesson_screen(room, lesson, 0)
     # The teacher's page opens on the join screen, in presenter mode if the screen it started from was in it.
     presenting = rs.read_url(posted)[0].present
     target = url_for(".teach", code=room.code, lang=state.lang, present="1" if presenting else None, join="1")
@@ -131,6 +139,8 @@ def room_panel(room: Room, presenting: bool | None = None, joining: bool = False
         joining=joining,
         on_screen=state,
         kept=rs.kept_note(room),
+        played=lesson_view.room_lesson(room.lesson, room.lesson_screen, url_for(".lesson_go", code=room.code)),
+        choice=lesson_view.lesson_choice(url_for(".play_lesson", code=room.code)),
     )
 
 
@@ -157,13 +167,6 @@ def roster(code: str):
     """Who is in the room and who has voted on the open step."""
     room = rs.teacher_room(code)
     return render_template("room/_roster.html", roster=panel_view.roster(room, rs.attendance(room)))
-
-
-def lesson_going_on(room: Room) -> Room:
-    """The room, if its lesson has not ended: a change to an ended one is refused (409)."""
-    if room.ended:
-        abort(409, description=_("this lesson has ended; start a new class room to go on with a class."))
-    return room
 
 
 def back_to_the_teacher(code: str, fragment: str | None = None):
@@ -257,47 +260,64 @@ def settings(code: str):
     return back_to_the_teacher(code)
 
 
-def votes_turned(state: State, on: bool, round_open: bool) -> State:
-    """The teacher's screen as class votes turn on or off: on, each next pick is hidden until Reveal (a pick
-    already shown stays shown, a hidden one stays hidden: a round kept on it opens again); off, picks are shown,
-    but a pick the class is voting on stays hidden, its round kept with its votes (rounds.py) until Reveal."""
-    if on:
-        return replace(state, predict=True, revealed=state.revealed if state.predict else state.on_screen is not None)
-    if round_open:
-        return state
-    return replace(state, predict=False, revealed=False)
+def chosen_lesson() -> lesson_access.Found:
+    """The lesson the form names: `lesson`, a bundled lesson's name or a ref, else `link`, a lesson's link or id
+    as a teacher pastes it ('https://school.example/l/k3v7a2q9xm'); 404 if there is none."""
+    ref = request.form.get("lesson", "").strip()
+    link = request.form.get("link", "").strip().rstrip("/")
+    if not ref and link:
+        ref = lesson_access.KEPT + link.rpartition("/")[2]
+    if not ref:
+        raise InvalidInput(N_("choose a lesson to play, or paste a lesson's link"))
+    return lesson_access.find(ref, current_language())
 
 
-def picks_on_screen(state: State) -> Picks:
-    """The model's picks the screen hides and shows, by step key (rounds.picks)."""
-    return picks(state.prompt, state.model, state.ids, state.forced, state.pick_hidden)
+def lesson_target() -> State | None:
+    """The screen the form's `to` names in the room's lesson (the work budget charges it); None if none."""
+    code = request.view_args["code"]
+    if not access.knows_room(code):
+        return None
+    room = rs.find_room(code)
+    played = lesson_view.playing(room.lesson, read_screen_number() - 1, current_language())
+    if played is None or lesson_access.screen_problem(played[0].lesson, played[1]):
+        return None
+    return lesson_access.screen_state(played[0].lesson, played[1], None)
 
 
-def apply(room: Room, state: State, action: str, **changes) -> Room:
-    """Store the teacher's new screen and whatever it does to the vote (room/teacher.py)."""
-    on_screen = picks_on_screen(state)
-    change = next_round(replace(room, **changes), on_screen, action)
-    if change.new and change.n_rounds > rs.rounds_allowed(room):
-        abort(409, description=_("this room has held as many votes as one room may (its rounds times its "
-                                 "students); turn class votes off to go on, or start a new room."))
-    screen = TeacherScreen(
-        state=rs.encode_state(state), picks=on_screen, count=lambda *revealed: counter(state, *revealed)
-    )
-    try:
-        return apply_change(rs.store(), room, screen, action, rs.now(), **changes)
-    except RoomGone:
-        return rs.find_room(room.code)  # says so, with the usual 404
-    except TooManyChanges:
-        abort(409, description=_("the room changed too often at once; try again."))
+def read_screen_number() -> int:
+    """The form's `to`: a screen's number, from 1."""
+    to = request.form.get("to", "")
+    if not to.isdigit() or not 1 <= int(to) <= MAX_SCREENS:
+        raise InvalidInput(N_("%(name)s must be a screen's number, from 1"), name="to")
+    return int(to)
 
 
-def counter(state: State, round_: int, step: int, version: int):
-    """count(votes) -> the result of the round on step `step` of the screen (the step on screen, or one whose pick
-    is in the text), revealed by the room's version `version`, as JSON for the store to save as it closes the round."""
-    at_step = state if step == state.on_screen else replace(state, at=step)
-    result = build_screen(models(), at_step).result  # computed before the store locks anything
-    picked = state.ids[step]
-    return lambda votes: round_result(round_, result, picked, votes, version).to_json()
+@bp.post("/room/<code>/lesson")
+@costs(Work.SCREEN, state=rs.stored_state)  # its first screen is charged as the room's screens are, when shown
+def play_lesson(code: str):
+    """Play a lesson in the room from its first screen, or (stop=1) stop playing it: the screen stays as it is."""
+    rs.check_origin()
+    room = lesson_going_on(rs.teacher_room(code))
+    rs.limit(f"change:{code}", current_app.config["ROOM_CHANGES_PER_MINUTE"])
+    if request.form.get("stop") == "1":
+        rs.store().update(room, rs.now(), lesson="", lesson_screen=0)
+    else:
+        show_lesson_screen(room, chosen_lesson(), 0)
+    return back_to_the_teacher(code)
+
+
+@bp.post("/room/<code>/lesson/go")
+@costs(Work.SCREEN, state=lesson_target)
+def lesson_go(code: str):
+    """Show screen `to` of the room's lesson: the class follows, with its question; a voted screen turns votes on."""
+    rs.check_origin()
+    room = lesson_going_on(rs.teacher_room(code))
+    rs.limit(f"change:{code}", current_app.config["ROOM_CHANGES_PER_MINUTE"])
+    played = lesson_view.playing(room.lesson, read_screen_number() - 1, current_language())
+    if played is None:
+        abort(409, description=_("this room plays no lesson with that screen; choose a lesson first."))
+    show_lesson_screen(room, *played)
+    return back_to_the_teacher(code)
 
 
 @bp.get("/room/<code>/qr.svg")
