@@ -16,6 +16,7 @@ from werkzeug.datastructures import MultiDict
 from ...inference import InferenceError
 from ...lessons.bundled import BUNDLED, bundled
 from ...lessons.lesson import ID_CHARS, Lesson, dumps, parse
+from ...lessons.lesson import lesson_id as lesson_id_of
 from ..classroom import room_access as access
 from ..i18n.translations import gettext as _
 from ..url.parse import parse_state
@@ -41,6 +42,7 @@ class Found:
 
     ref: str
     lesson: Lesson
+    text: str = ""  # a kept lesson's file as kept: written by dumps, or as sent when a newer app wrote it
 
     @property
     def bundled(self) -> bool:
@@ -65,27 +67,35 @@ def find(ref: str, lang: str) -> Found:
     if text is None:
         abort(404, description=_("there is no lesson at this address: it may have expired (a lesson is kept "
                                  "%(days)s days after it was last opened). Open its file again.", days=days()))
-    return Found(ref, parse(text))
+    return Found(ref, parse(text), text)
 
 
-def keep(lesson: Lesson) -> Found:
+def keep(lesson: Lesson, text: str) -> Found:
     """Keep the lesson's file in the store; its ref. 429 if this network kept too many, 503 if the store is full."""
-    text = dumps(lesson)
-    lesson_id = lesson.id
+    lesson_id = lesson_id_of(text)
     store = access.store()
     if store.kept_lesson(lesson_id, access.now(), seconds()) is None:
         per_hour = current_app.config["LESSON_KEEPS_PER_HOUR"]
-        if not access.take(access.Allowance("lesson keeps", per_hour, per_hour / 3600)):
+        allowance = access.Allowance("lesson keeps", per_hour, per_hour / 3600)
+        if not access.take(allowance):
             abort(429, description=_("too many lessons have been opened from this network in the last hour; "
                                      "wait a few minutes."))
         if not store.keep_lesson(lesson_id, text, access.now(), current_app.config["LESSON_MAX_KEPT"], seconds()):
+            access.take(allowance, -1)  # nothing kept: nothing spent
             abort(503, description=_("the server keeps as many lessons as it may; try again later."))
-    return Found(KEPT + lesson_id, lesson)
+    return Found(KEPT + lesson_id, lesson, text)
 
 
 def open_file(data: bytes | str) -> Found:
-    """Read a lesson file a teacher sent and keep it; a file that is no lesson is refused (400), nothing kept."""
-    return keep(parse(data))
+    """Read a lesson file a teacher sent and keep it; a file that is no lesson is refused (400), nothing kept.
+
+    It is kept as dumps writes it (the same lesson, the same text and link, however it was laid out), but a file
+    a newer app wrote is kept as it came: a newer app opening its link finds all of it.
+    """
+    lesson = parse(data)
+    if lesson.newer:
+        return keep(lesson, data.decode("utf-8") if isinstance(data, bytes) else data)
+    return keep(lesson, dumps(lesson))
 
 
 def screen_state(lesson: Lesson, i: int, lang: str | None, teacher: bool = False) -> State:

@@ -150,8 +150,9 @@ def figure(n: int, name: str | None = None, lesson_id: str | None = None):
 @costs(Work.NONE)
 def file(name: str | None = None, lesson_id: str | None = None):
     """The lesson file, to save and open again (or to change in a text editor)."""
-    lesson = lesson_found().lesson
-    response = current_app.response_class(dumps(lesson), content_type="application/json; charset=utf-8")
+    found = lesson_found()
+    lesson = found.lesson
+    response = current_app.response_class(found.text or dumps(lesson), content_type="application/json; charset=utf-8")
     response.headers["Content-Disposition"] = f'attachment; filename="{view.file_name(lesson)}"'
     return response
 
