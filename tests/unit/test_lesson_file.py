@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from webapp.lessons.bundled import BUNDLED, bundled
+from webapp.lessons.bundled import BUNDLED, FOLDER, bundled
 from webapp.lessons.lesson import (
     FORMAT,
     MAX_BYTES,
@@ -23,6 +25,7 @@ from webapp.lessons.lesson import (
     lesson_id,
     parse,
 )
+from webapp.web.i18n.languages import LANGUAGES
 
 
 def lesson_text(**changes) -> str:
@@ -116,3 +119,39 @@ def test_every_bundled_lesson_reads_and_writes_back_the_same(name):
     lesson = bundled(name)
     assert lesson is not None and lesson.newer is None and not lesson.ignored
     assert parse(dumps(lesson)) == lesson
+
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "static" / "lesson.schema.json").read_text())
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_published_schema_accepts_every_bundled_lesson_as_written_and_as_saved(name, lang):
+    path = FOLDER / lang / f"{name}.json"
+    written = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    for raw in filter(None, (written, json.loads(dumps(bundled(name, lang))))):
+        jsonschema.validate(raw, SCHEMA)
+
+
+@given(st.builds(Lesson, title=texts.filter(bool), screens=st.lists(screens, min_size=1, max_size=3).map(tuple)))
+def test_every_file_the_app_writes_meets_the_published_schema(lesson):
+    jsonschema.validate(json.loads(dumps(lesson)), SCHEMA)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"title": "slides"},
+        {"format": FORMAT, "version": 0, "screens": [{}]},
+        {"format": FORMAT, "version": 1, "screens": []},
+        {"format": FORMAT, "version": 1, "screens": [{"vote": "yes"}]},
+        {"format": FORMAT, "version": 1, "screens": [{"state": {"model": None}}]},
+        {"format": FORMAT, "version": 1, "title": "x" * 121, "screens": [{}]},
+        {"format": FORMAT, "version": 1, "screens": [{"notes": "x" * 3001}]},
+    ],
+)
+def test_what_the_schema_refuses_the_app_refuses(raw):
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(raw, SCHEMA)
+    with pytest.raises(LessonRefused):
+        parse(json.dumps(raw))
