@@ -270,12 +270,13 @@ def test_a_raw_control_character_in_the_address_is_a_400(app, path, raw):
 # --- the class room -----------------------------------------------------------------------------
 
 # The room's routes (test_room_rules_are_the_app_s checks them against the app's URL map).
-ROOM_RULES = ["/join", "/room", "/room/<code>", "/room/<code>/end", "/room/<code>/live", "/room/<code>/me",
+ROOM_RULES = ["/join", "/room", "/room/<code>", "/room/<code>/end", "/room/<code>/lesson", "/room/<code>/lesson/go",
+              "/room/<code>/live", "/room/<code>/me",
               "/room/<code>/panel", "/room/<code>/qr.svg", "/room/<code>/remove", "/room/<code>/results.json",
               "/room/<code>/roster", "/room/<code>/screen", "/room/<code>/settings", "/room/<code>/state",
               "/room/<code>/teach", "/room/<code>/vote", "/room/<code>/vote/restart"]
 ROOM_FIELDS = ["code", "nickname", "round", "token", "text", "url", "from", "action", "votes_on", "leaderboard",
-               "present", "tally_shown", "student"]
+               "present", "tally_shown", "student", "lesson", "link", "to", "stop"]
 ROOM_EXAMPLES = 500
 # Rooms that exist are named by stand-ins, filled in when a request is sent (send_to_room), so that a request
 # the fuzzer found can be pinned with @example: ROOMS[i] is open room i, KEYS[i] its teacher's key, STUDENTS[i]
@@ -290,6 +291,8 @@ ORIGINS = [None, "http://localhost", "http://localhost", "http://localhost/room"
 GOOD_FORMS = {
     "/join": {"code": "{code}", "nickname": "Ada"},
     "/room": {"from": "/?prompt=The+girl&seed=3"},
+    "/room/<code>/lesson": {"lesson": "article"},
+    "/room/<code>/lesson/go": {"to": "1"},
     "/room/<code>/state": {"url": "/step?prompt=The+girl&seed=3&predict=1", "action": "step"},
     "/room/<code>/settings": {"votes_on": "1", "leaderboard": "1", "tally_shown": "1", "present": "1"},
     "/room/<code>/remove": {"student": "0123456789abcdef"},
@@ -321,7 +324,8 @@ def stepper_urls(draw) -> str:
 
 
 FORM_VALUES = st.one_of(VALUES, stepper_urls(), st.integers(-3, 3).map(str),
-                        st.sampled_from(["0", "1", "step", "show", "back", "choose"]))
+                        st.sampled_from(["0", "1", "step", "show", "back", "choose", "article", "l:aaaaaaaaaa",
+                                         "http://localhost/l/aaaaaaaaaa", "99"]))
 
 
 @st.composite

@@ -160,7 +160,7 @@ def _screen(raw: dict, n: int) -> Screen:
         if isinstance(value, bool) or not isinstance(value, str | int | float):
             raise LessonRefused(N_("screen %(n)s: the state's %(key)s must be text or a number"), n=n,
                                 key=repr(key[:40]))
-        pairs.append((clean(key)[:40], _limited(clean(str(value)), "state value")))
+        pairs.append((clean(key)[:40], _limited(clean(str(value)), "state value", clean(key)[:40])))
     vote = raw.get("vote", False)
     if not isinstance(vote, bool):
         raise LessonRefused(N_("screen %(n)s: \"vote\" must be true or false"), n=n)
@@ -172,12 +172,12 @@ def _text(raw: dict, key: str, limit: str) -> str:
     value = raw.get(key, "")
     if not isinstance(value, str):
         raise LessonRefused(N_("the lesson's %(key)s must be text"), key=repr(key))
-    return _limited(clean(value), limit)
+    return _limited(clean(value), limit, key)
 
 
-def _limited(text: str, limit: str) -> str:
+def _limited(text: str, limit: str, key: str) -> str:
     if len(text) > LIMITS[limit]:
-        raise LessonRefused(N_("a %(what)s may be at most %(max)s characters, not %(n)s"), what=limit,
+        raise LessonRefused(N_("\"%(key)s\" may be at most %(max)s characters, not %(n)s"), key=key,
                             max=LIMITS[limit], n=len(text))
     return text
 
