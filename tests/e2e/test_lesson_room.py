@@ -13,7 +13,7 @@ import re
 import pytest
 from markupsafe import escape
 from playwright.sync_api import Browser, BrowserContext, Page, Response, expect
-from room_helpers import Server, join, new_context, reveal, step
+from room_helpers import Server, join, new_context, reveal
 
 from webapp.lessons.bundled import bundled
 
@@ -104,12 +104,11 @@ def test_lesson_one_played_in_a_room_reaches_every_phone_and_keeps_the_notes_on_
 
 
 def vote_and_reveal(teacher: Page, code: str, phones: tuple[Page, ...], quiet: Page) -> None:
-    """The teacher steps (the pick hidden), every student votes for the first token offered (the student without
-    JavaScript after a reload), the teacher reveals: the round counts every vote."""
-    before = teacher.request.get(f"/room/{code}/results.json").json()
-    step(teacher)
+    """The round is open as the screen arrives (its pick hidden): every student votes for the first token offered
+    (the student without JavaScript after a reload), the teacher reveals: the round counts every vote."""
     opened = teacher.request.get(f"/room/{code}/results.json").json()
-    assert opened["round_open"] and opened["round"] > before["round"]
+    assert opened["round_open"]
+    expect(teacher.locator("#ranges")).to_contain_text("hidden")
     quiet.reload()
     for student in (*phones, quiet):
         first = student.locator("#ballot button.ballot-token").first

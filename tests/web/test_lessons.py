@@ -198,10 +198,11 @@ def test_a_room_plays_the_lesson_screen_by_screen_and_notes_never_reach_a_studen
     assert "Which word comes next?" in seen and NOTE not in seen and "screen 1 of 4" not in seen
     assert not results(teacher, code)["round_open"]
 
-    assert go(teacher, code, 2).status_code == 303  # a voted screen: class votes on, Step opens a round
-    state = results(teacher, code)["state"]
-    assert "austen-transformer" in state and "predict=1" in state
-    assert "votes_on" not in state
+    assert go(teacher, code, 2).status_code == 303  # a voted screen: class votes on, its round open at once
+    opened = results(teacher, code)
+    state = opened["state"]
+    assert "austen-transformer" in state and "predict=1" in state and opened["round_open"]
+    assert "ids=" in state and "reveal" not in state  # the pick taken, hidden from the class
     for student in (ada, bo):
         seen = every_byte(student, code)
         assert "Guess &lt;script&gt;alert(1)&lt;/script&gt; the next word" in seen and NOTE not in seen

@@ -15,7 +15,7 @@ from ...room.votes import round_result
 from ..i18n.translations import gettext as _
 from ..lessons import lesson_access
 from ..lessons.lesson_access import Found
-from ..stages.screen import build_screen
+from ..stages.screen import build_screen, take_step
 from ..url.state import State
 from . import room_support as rs
 
@@ -74,6 +74,9 @@ def counter(state: State, round_: int, step: int, version: int):
 def show_lesson_screen(room: Room, found: Found, i: int) -> Room:
     """Show screen i (from 0) of the lesson to the class: its state, class votes on if it is voted on, else off.
 
+    A voted screen opens its round at once: its next pick is taken and hidden (as Step does with class votes on),
+    and the phones show the ballot; the teacher reveals it.
+
     A screen this server cannot show (a model it lacks) leaves the class on the screen it had: the teacher's panel
     says why, and Next goes on.
     """
@@ -83,6 +86,9 @@ def show_lesson_screen(room: Room, found: Found, i: int) -> Room:
             abort(409, description=_("the room changed at the same moment; try again."))
         return changed
     vote = found.lesson.screens[i].vote
-    state = lesson_access.screen_state(found.lesson, i, rs.state_of(room).lang)
-    return apply(room, votes_turned(state, vote, room.round_open), "show", votes_on=vote, lesson=found.ref,
-                 lesson_screen=i)
+    state = votes_turned(lesson_access.screen_state(found.lesson, i, rs.state_of(room).lang), vote, room.round_open)
+    action = "show"
+    if vote and not state.pick_hidden:  # the next pick made now and hidden: the class votes on it at once
+        state = take_step(current_app.extensions["models"], state)[0]
+        action = "step"
+    return apply(room, state, action, votes_on=vote, lesson=found.ref, lesson_screen=i)

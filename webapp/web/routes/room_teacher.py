@@ -43,7 +43,7 @@ from ..serving.policy import Work, costs
 from ..stages.page import screen_context
 from ..stages.screen import build_screen
 from ..url import share
-from ..url.state import InvalidInput, State
+from ..url.state import FORCED, InvalidInput, State
 from .room import bp, models
 
 ACTIONS = frozenset({"step", "back", "reset", "choose", "show"})
@@ -281,7 +281,9 @@ def lesson_target() -> State | None:
     played = lesson_view.playing(room.lesson, read_screen_number() - 1, current_language())
     if played is None or lesson_access.screen_problem(played[0].lesson, played[1]):
         return None
-    return lesson_access.screen_state(played[0].lesson, played[1], None)
+    state = lesson_access.screen_state(played[0].lesson, played[1], None)
+    # a voted screen takes its next pick at once: charged as that step (its id not known yet, a stand-in)
+    return state.branched(len(state.ids), 0, FORCED) if played[0].lesson.screens[played[1]].vote else state
 
 
 def read_screen_number() -> int:
