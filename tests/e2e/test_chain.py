@@ -83,6 +83,25 @@ def test_the_article_model_and_its_ranges(page: Page, save_screenshot: Callable)
 
 
 @desktop
+def test_the_article_model_reads_no_prompt_and_keeps_it_for_the_way_back(page: Page) -> None:
+    page.goto("/?" + urlencode({**BASE, "ids": "", "guide": "0"}))
+    page.get_by_label("Model", exact=True).select_option("article")
+    expect(page.locator("#prompt-heading")).to_contain_text("this model reads no text")
+    expect(page.locator("#prompt")).to_have_count(0)
+    page.get_by_label("Token names").fill("cat,dog,bird")
+    page.get_by_label("Token names").press("Tab")  # a change event, as leaving the field gives
+    expect(page.locator("#logits")).to_contain_text("bird")
+    page.locator("#controls .buttons").get_by_role("button", name="Step", exact=True).click()
+    page.locator("#controls .buttons").get_by_role("button", name="Step", exact=True).click()
+    expect(page).to_have_url(re.compile(r"[?&]ids=\d(?:%2C|,)\d(?:&|$)"))
+    text = page.locator(".text-so-far").inner_text().split()
+    assert len(text) == 2 and set(text) <= {"cat", "dog", "bird"}  # the article's tokens, no prompt before them
+    page.get_by_label("Model", exact=True).select_option("austen-bigram")
+    expect(page.locator("#prompt")).to_have_value(BASE["prompt"])
+    expect(page.locator(".text-so-far")).to_have_text(BASE["prompt"])
+
+
+@desktop
 def test_sample_1000_times(page: Page, save_screenshot: Callable) -> None:
     page.goto(url(top_k="6", top_p="1"))
     page.get_by_role("button", name="Sample 1,000 times").click()

@@ -60,7 +60,9 @@ def test_user_text_in_a_fold_is_escaped(client):
     body = client.get(f"/fold/worked-sampling?{query}", headers=HTMX).get_data(as_text=True)
     assert "<i>" not in body and "'&lt;i&gt;A&lt;/i&gt;'" in body
     page = client.get(f"/fold/worked-sampling?{query}").get_data(as_text=True)
-    assert "<i>" not in page and "<b>" not in page and "“&lt;b&gt;said&lt;/b&gt;”" in page
+    assert "<i>" not in page and "<b>" not in page and "&lt;b&gt;said" not in page  # the article's reads no prompt
+    page = client.get(f"/fold/worked-sampling?{urlencode({'prompt': '<b>said</b>'})}").get_data(as_text=True)
+    assert "<b>" not in page and "“&lt;b&gt;said&lt;/b&gt;”" in page
 
 
 @pytest.mark.parametrize("headers", [{}, HTMX], ids=["page", "fragment"])

@@ -267,15 +267,6 @@ def test_the_table_says_what_choose_does(client, three):
     assert "“choose”" not in hidden
 
 
-def test_the_article_model_says_it_reads_no_text_instead_of_calling_the_prompt_empty(client):
-    doc = parse(client.get("/?model=article&prompt=It+is+a+truth&guide=0").data)
-    note = doc.by_id("tokens").text()
-    assert "reads no text" in note
-    assert "every byte is a token" not in note and "An empty prompt" not in note
-    other = parse(client.get("/?prompt=It+is+a+truth&guide=0").data)
-    assert "reads no text" not in other.by_id("tokens").text()
-
-
 def test_the_stage_numbers_go_1_to_5_in_reading_order(client, three):
     """The inside of the forward pass, read after the softmax chart, is a closer look at stage 2, not a second 2."""
     doc = parse(client.get(state_url("/", three, **STATE, inside="1")).data)

@@ -14,11 +14,12 @@ from webapp.web.url.parse import parse_state
 from .markup import HTMX, hidden_fields, parse
 from .models import bigram
 
-PARTS = {"temperature_value", "model_description", "model_measure", "next_r"}
+PARTS = {"temperature_value", "model_description", "model_measure", "prompt_box", "next_r"}
 IDS = {
     "temperature_value": "temperature-value",
     "model_description": "model-description",
     "model_measure": "model-measure",
+    "prompt_box": "prompt-box",
     "next_r": "next-r-field",
 }
 
@@ -34,7 +35,7 @@ def test_a_step_at_the_same_settings_leaves_out_what_shows_only_the_settings(scr
 
 
 def test_without_what_the_screen_shows_every_panel_is_sent(screen_state):
-    for shown in (None, "", "nonsense", "a.b.c.d"):
+    for shown in (None, "", "nonsense", "a.b.c", "a.b.c.d.e"):
         assert panels_to_send(shown, screen_state, screen_state) == PANELS
 
 
@@ -47,6 +48,9 @@ def test_a_new_model_sends_its_description(app, screen_state):
     other = replace(screen_state, model="article")
     sent = panels_to_send(shown_key(screen_state), other, other)
     assert "model_description" in sent and "model_measure" in sent and "temperature_value" not in sent
+    assert "prompt_box" in sent  # the article's model has no prompt box
+    bigger = replace(screen_state, model="austen-transformer")  # another that reads the prompt: the box stays
+    assert "prompt_box" not in panels_to_send(shown_key(screen_state), bigger, bigger)
 
 
 def test_a_typed_r_that_step_uses_up_is_cleared_and_an_unused_one_left(screen_state):

@@ -21,7 +21,7 @@ def step():
     models = current_app.extensions["models"]
     state = from_query()
     model = state_model(models, state)
-    result = run_step_table(model, state.prompt, state.ids, state.settings, r=state.next_r)
+    result = run_step_table(model, state.text_prompt, state.ids, state.settings, r=state.next_r)
     result = result.showing([result.chosen.id])  # as the page shows the step once it is taken
     return step_to_dict(model, result, full=request.args.get("full") == "1")
 
@@ -33,7 +33,7 @@ def inside():
     models = current_app.extensions["models"]
     state = from_query()
     model = state_model(models, state)
-    result = run_step_table(model, state.prompt, state.ids, state.settings, r=state.next_r)
+    result = run_step_table(model, state.text_prompt, state.ids, state.settings, r=state.next_r)
     p = build_numbers(model, result, state)
     v = p.view
     if isinstance(v, BigramView):

@@ -160,7 +160,7 @@ def export_json():
     state = read_state()
     trace = trace_to_dict(
         state_model(models(), state),
-        state.prompt,
+        state.text_prompt,
         state.ids,
         state.settings,
         given_rs=state.given_rs,
@@ -204,7 +204,7 @@ def export_run_csv():
     model = state_model(models(), state)
     csv_text = run_to_csv(
         model,
-        state.prompt,
+        state.text_prompt,
         state.ids,
         state.settings,
         given_rs=state.given_rs,

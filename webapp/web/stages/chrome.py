@@ -31,7 +31,7 @@ class PageView:
 
     present: bool  # presenter mode: large type, the loop on one screen
     step: int  # the step on display: its generation index, 0 for the first
-    prompt: str
+    prompt: str  # the text's prompt: '' for an empty one, and for the article's model, which reads none
     back: str  # the screen the fold belongs to
 
 
@@ -44,6 +44,7 @@ class GuideView:
     force: bool  # guide=1
     skip: bool  # guide=0: a shared link's students get no hints
     teacher: bool  # view=teacher: the teacher's hints
+    reads_prompt: bool  # False for the article's model: no hint asks for a prompt
 
 
 @dataclass(frozen=True)
@@ -66,16 +67,18 @@ def present_page(screen: Screen) -> PageView:
     return PageView(
         present=state.present,
         step=screen.result.step,
-        prompt=state.prompt,
+        prompt=state.text_prompt,
         back=screen.links.url(path_for("stepper.show")),
     )
 
 
 def present_guide(screen: Screen) -> GuideView:
     """The guide's flags: guide=1 forces it, guide=0 skips it, no guide leaves it to guide.js (a first visit);
-    the view chooses its hints."""
-    guide = screen.state.guide
-    return GuideView(force=guide is True, skip=guide is False, teacher=screen.state.teacher)
+    the view and the model choose its hints."""
+    state = screen.state
+    return GuideView(
+        force=state.guide is True, skip=state.guide is False, teacher=state.teacher, reads_prompt=state.reads_prompt
+    )
 
 
 def present_announce(screen: Screen) -> AnnounceView:

@@ -1,13 +1,13 @@
 """The controls: the form every button and setting sends, and the small panels an htmx answer swaps in it.
 
 The form holds the whole state. Its visible fields are the prompt (the text box above the chips, tied
-to the form), the temperature, truncation, seed, model, the teacher's r and predict-then-reveal; its
-hidden fields hold the rest (the ids, the modes, the view), so that Step, Back, Reset and each setting
-send the whole screen. An htmx answer swaps the hidden fields and the link to the other view on every
-action, and the temperature's value, the model's description (with the article's fields), its held-out
-perplexity and the teacher's r when they changed (panels.py). Every value is written here; the template
-only places it. Left out: the penalties and the range order, the sampler chain's settings
-(templates/panels/_chain_settings.html).
+to the form: encode.PromptBox), the temperature, truncation, seed, model, the teacher's r and
+predict-then-reveal; its hidden fields hold the rest (the ids, the modes, the view, and the prompt of the
+article's model, which has no prompt box), so that Step, Back, Reset and each setting send the whole screen.
+An htmx answer swaps the hidden fields and the link to the other view on every action, and the temperature's
+value, the model's description (with the article's fields), its held-out perplexity and the teacher's r when
+they changed (panels.py). Every value is written here; the template only places it. Left out: the penalties
+and the range order, the sampler chain's settings (templates/panels/_chain_settings.html).
 
 Two views of one form: the student's (the default) folds what a first-time student does not need under
 More, a <details> closed: the seed, the penalties, the ranges' order, the model's perplexity and the
@@ -23,10 +23,12 @@ from flask import current_app
 
 from ...fetch import fetchable
 from ...inference.article import ARTICLE
+from ...inference.article import MAX_TOKENS as MAX_ARTICLE_TOKENS
 from ...inference.step import MAX_TOKENS
 from ..i18n.filters import fixed, general
 from ..i18n.translations import description_parts
 from ..i18n.translations import template_gettext as _
+from ..i18n.translations import template_ngettext as ngettext
 from ..serving.fetched import fetch_command
 from ..url.links import public_url
 from ..url.state import MAX_TEMPERATURE
@@ -58,6 +60,7 @@ class ArticleFields:
     """The article model's tokens and scores as the teacher typed them; a change starts the text again."""
 
     tokens: str  # 'A,B,C'
+    max_tokens: int  # how many the model can have
     scores: str  # '0.1,0.2,0.7'
     kind: str  # 'probabilities' or 'logits'
     normalised: bool  # the probabilities add up to 1 as typed (always, for logits)
@@ -79,7 +82,6 @@ class ControlsPanel:
     """The controls form, and the panels htmx swaps in it when they change: the temperature's value, the
     model's description, the teacher's r."""
 
-    prompt: str
     temperature: str  # the slider's value: '0.7'
     temperature_down: str  # what − sets it to without JavaScript: '0.65' (nudged)
     temperature_up: str  # and +: '0.75'
@@ -124,9 +126,11 @@ class ModeLink:
 def present(screen: Screen) -> ControlsPanel:
     """The controls form of the screen, every value written out."""
     state, settings = screen.state, screen.state.settings
-    description, measure = description_parts(screen.model.description)
+    if state.reads_prompt:
+        description, measure = description_parts(screen.model.description)
+    else:
+        description, measure = article_description(screen)
     return ControlsPanel(
-        prompt=state.prompt,
         temperature=str(settings.temperature),
         temperature_down=nudged(settings.temperature, -1),
         temperature_up=nudged(settings.temperature, 1),
@@ -221,6 +225,30 @@ def model_options(current: str) -> tuple[ModelOption, ...]:
     return tuple(ModelOption(name=model.name, selected=model.name == current) for model in models)
 
 
+def article_description(screen: Screen) -> tuple[str, str]:
+    """The article model's description, in the page's language (the core's names its figures, which no catalog
+    holds), and no held-out perplexity: 3 tokens typed as probabilities -> "The article's example: 3 tokens whose
+    probabilities you type; the same scores at every step, whatever came before."."""
+    scores = screen.model.scores
+    if scores.kind == "logits":
+        description = ngettext(
+            "The article's example: %(num)s token whose logit you type; the same scores at every step, whatever came "
+            "before.",
+            "The article's example: %(num)s tokens whose logits you type; the same scores at every step, whatever came "
+            "before.",
+            len(scores.tokens),
+        )
+    else:
+        description = ngettext(
+            "The article's example: %(num)s token whose probability you type; the same scores at every step, whatever "
+            "came before.",
+            "The article's example: %(num)s tokens whose probabilities you type; the same scores at every step, "
+            "whatever came before.",
+            len(scores.tokens),
+        )
+    return description, ""
+
+
 def article_fields(screen: Screen) -> ArticleFields | None:
     """The article model's tokens and scores as their fields show them; None for any other model.
 
@@ -232,6 +260,7 @@ def article_fields(screen: Screen) -> ArticleFields | None:
     a = screen.model.scores
     return ArticleFields(
         tokens=",".join(a.tokens),
+        max_tokens=MAX_ARTICLE_TOKENS,
         scores=",".join(map(str, a.scores)),
         kind=a.kind,
         normalised=a.normalised,

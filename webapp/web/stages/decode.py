@@ -6,6 +6,8 @@ bytes of an unfinished character) shows a mark, explained under the text. Colour
 token is shaded by how unlikely it was when it was picked, and a table gives the text's log-probability
 and perplexity. Every figure and sentence is written here, in the page's language; the template only
 places them.
+
+The article's model reads no text: its text is its own tokens only, and no sentence says a step reads them.
 """
 
 from __future__ import annotations
@@ -119,10 +121,11 @@ class TextPanel:
     appended: Markup | None  # "Id 42 → 'the', appended to the text. ..."; None before a step or while hidden
     revisitable: bool  # more than one generated token: the note says each can be clicked
     before_first: bool  # no step yet: the text is the prompt
+    reads_prompt: bool  # False for the article's model: no prompt, and no step reads the text
     surprise_on: bool  # the text is coloured by surprise
     surprise_toggle: str  # this screen with the colouring turned the other way
     fields: tuple[tuple[str, str], ...]  # the state as the form's hidden inputs, `at` left out
-    prompt: str
+    prompt: str  # '' for the article's model, whose text is its own tokens only
     buttons: tuple[TokenButton, ...]
     surprise: SurpriseTable | None  # when coloured by surprise
     marks: tuple[tuple[str, str], ...]  # the marks the text uses, each with its meaning: ('¶', 'a paragraph break')
@@ -140,10 +143,11 @@ def present(screen: Screen) -> TextPanel:
         appended=_appended(screen),
         revisitable=len(state.ids) > 1,
         before_first=not screen.taken,
+        reads_prompt=state.reads_prompt,
         surprise_on=state.surprise,
         surprise_toggle=links.url(path_for("stepper.show"), surprise=None if links.surprise else "1"),
         fields=tuple(links.fields("at")),
-        prompt=state.prompt,
+        prompt=state.text_prompt,
         buttons=_buttons(screen, shown_pieces, surprise),
         surprise=_surprise_table(surprise) if surprise else None,
         marks=marks(shown_pieces),
@@ -155,7 +159,7 @@ def present(screen: Screen) -> TextPanel:
 def pieces(screen: Screen) -> tuple[Piece, ...]:
     """The generated tokens as the text shows them, each with how it was picked."""
     state = screen.state
-    return tuple(map(Piece.of, generated_pieces(screen.model, state.prompt, state.ids), state.sources))
+    return tuple(map(Piece.of, generated_pieces(screen.model, state.text_prompt, state.ids), state.sources))
 
 
 def _text_surprise(screen: Screen) -> TextSurprise | None:
@@ -163,7 +167,7 @@ def _text_surprise(screen: Screen) -> TextSurprise | None:
     state = screen.state
     if not state.surprise or screen.hidden:
         return None
-    return text_surprise(screen.model, state.prompt, state.ids, state.settings)
+    return text_surprise(screen.model, state.text_prompt, state.ids, state.settings)
 
 
 def _appended(screen: Screen) -> Markup | None:
@@ -176,6 +180,8 @@ def _appended(screen: Screen) -> Markup | None:
         "n": screen.on_screen + 1,
         "total": len(screen.state.ids),
     }
+    if not screen.state.reads_prompt:
+        return _article_appended(screen, figures)
     if screen.latest and screen.forced:
         return _(
             "Id %(id)s → '%(token)s' (chosen by hand), appended to the text. The next step reads it too.", **figures
@@ -189,6 +195,29 @@ def _appended(screen: Screen) -> Markup | None:
             **figures,
         )
     return _("Id %(id)s → '%(token)s', generated token %(n)s of %(total)s: every step after it read it too.", **figures)
+
+
+def _article_appended(screen: Screen, figures: dict) -> Markup:
+    """What became of the shown step's id, for the article's model: appended, and read by no step."""
+    if screen.latest and screen.forced:
+        return _(
+            "Id %(id)s → '%(token)s' (chosen by hand), appended to the text. This model does not read it: the next "
+            "step gives the same scores.",
+            **figures,
+        )
+    if screen.latest:
+        return _(
+            "Id %(id)s → '%(token)s', appended to the text. This model does not read it: the next step gives the same "
+            "scores.",
+            **figures,
+        )
+    if screen.forced:
+        return _(
+            "Id %(id)s → '%(token)s' (chosen by hand), generated token %(n)s of %(total)s: this model reads none of "
+            "them.",
+            **figures,
+        )
+    return _("Id %(id)s → '%(token)s', generated token %(n)s of %(total)s: this model reads none of them.", **figures)
 
 
 def _buttons(screen: Screen, shown: tuple[Piece, ...], surprise: TextSurprise | None) -> tuple[TokenButton, ...]:
@@ -288,7 +317,9 @@ def _example(screen: Screen) -> Example:
             token=token_label(screen.text_row.token),
         ),
         spaces_words=screen.model.tokenizer.unk_id is not None,
-        feeds_back=feeds_back(len(screen.result.context_ids) + 1, screen.model.n_ctx),
+        feeds_back=feeds_back(len(screen.result.context_ids) + 1, screen.model.n_ctx)
+        if screen.state.reads_prompt
+        else _("This model reads none of the text: the next step gives the same scores."),
     )
 
 

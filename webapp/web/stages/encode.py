@@ -5,6 +5,9 @@ text and id (a word the vocabulary lacks as <unk>, with the word it stood for) a
 vocabulary. The generated tokens follow, the newest marked; a chip the model no longer reads (before
 its context window) is dimmed. The worked example says how this tokenizer cuts text and names the ids
 the model sees. Every sentence is written here, in the page's language; the template only places them.
+
+The article model reads no text: its stage 1 has no prompt box (PromptBox), its chips are the tokens it
+wrote, none dimmed, and its worked example names its vocabulary instead of cutting a prompt.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from urllib.parse import quote
 from flask import url_for
 from markupsafe import Markup
 
-from ...inference.article import ARTICLE
 from ...inference.tokenizer import Token
 from ..i18n.filters import thousands
 from ..i18n.labels import token_label
@@ -26,6 +28,14 @@ from .folds import FoldView, fold_view
 from .screen import Screen
 
 SHOWN_IDS = 12  # the worked example lists the prompt's first ids, then '…'
+
+
+@dataclass(frozen=True)
+class PromptBox:
+    """Stage 1's heading and the prompt box above the chips; the article model, which reads no text, has none."""
+
+    reads_prompt: bool  # False: a sentence saying the model reads no text stands in the box's place
+    prompt: str  # the box's text, as typed
 
 
 @dataclass(frozen=True)
@@ -59,7 +69,7 @@ class Example:
     n_vocab_text: str
     lookup: Markup | None  # "'Mr' is id 42 in the vocabulary; 'xylophone' is not in it, ..."; None: no prompt
     ids: str | None  # '42, 3, 271, …': the prompt's first ids; None for an empty prompt
-    vocab_url: str
+    vocab_url: str | None  # the vocabulary page; None for the article model, whose vocabulary `cutting` names
 
 
 @dataclass(frozen=True)
@@ -69,7 +79,7 @@ class TokensPanel:
     counts: Markup  # '7 prompt tokens + 2 generated, from a vocabulary of 5,000.'
     n_unk: int  # the prompt's words not in the vocabulary, each now <unk>
     encodes_any_text: bool  # no <unk>: every byte is a token (a byte-level BPE vocabulary)
-    reads_no_text: bool  # the article's model: its scores are typed, whatever the prompt
+    reads_no_text: bool  # the article's model: its scores are typed, whatever came before; no prompt to cut
     prompt_chips: tuple[PromptChip, ...]
     generated_chips: tuple[GeneratedChip, ...]
     empty: bool  # no prompt and nothing generated yet
@@ -82,19 +92,26 @@ def present(screen: Screen) -> TokensPanel:
     """The tokens panel of the screen: the prompt's tokens and the generated ones as chips."""
     step, ids = screen.result, screen.state.ids
     vocab_url = url_for("stepper.vocabulary", model=screen.model.name)
-    typed = screen.state.model == ARTICLE  # the article's model reads no text: no <unk>, no bytes, no empty prompt
+    n_vocab = screen.model.n_vocab
+    reads = screen.state.reads_prompt  # the article's model reads no text: no <unk>, no bytes, no empty prompt
+    window_start = step.window_start if reads else 0  # nor a window: it reads none of its tokens either
     return TokensPanel(
-        counts=_counts(len(step.prompt_tokens), len(ids), screen.model.n_vocab),
+        counts=_counts(len(step.prompt_tokens), len(ids), n_vocab) if reads else _article_counts(len(ids), n_vocab),
         n_unk=sum(t.unk for t in step.prompt_tokens),
-        encodes_any_text=screen.model.tokenizer.unk_id is None and not typed,
-        reads_no_text=typed,
-        prompt_chips=_prompt_chips(step.prompt_tokens, step.window_start, vocab_url),
-        generated_chips=_generated_chips(screen),
-        empty=not step.prompt_tokens and not ids and not typed,
-        window_note=_window_note(step.window_start, screen.model.n_ctx),
+        encodes_any_text=screen.model.tokenizer.unk_id is None and reads,
+        reads_no_text=not reads,
+        prompt_chips=_prompt_chips(step.prompt_tokens, window_start, vocab_url),
+        generated_chips=_generated_chips(screen, window_start),
+        empty=not step.prompt_tokens and not ids and reads,
+        window_note=_window_note(window_start, screen.model.n_ctx),
         worked=fold_view(screen, "worked-encode", "worked", _("Worked example")),
-        example=_example(screen, vocab_url),
+        example=_example(screen, vocab_url) if reads else _article_example(screen),
     )
+
+
+def present_prompt_box(screen: Screen) -> PromptBox:
+    """Stage 1's heading and prompt box: the article model's says it reads no text instead."""
+    return PromptBox(reads_prompt=screen.state.reads_prompt, prompt=screen.state.prompt)
 
 
 def _counts(n_prompt: int, n_generated: int, n_vocab: int) -> Markup:
@@ -110,6 +127,17 @@ def _counts(n_prompt: int, n_generated: int, n_vocab: int) -> Markup:
             vocab=vocab,
         )
     return _("%(prompt_tokens)s, from a vocabulary of %(vocab)s.", prompt_tokens=prompt_tokens, vocab=vocab)
+
+
+def _article_counts(n_generated: int, n_vocab: int) -> Markup:
+    """The article model's count: no prompt, only the tokens it wrote."""
+    # Translators: the article model reads no prompt: its text is only the tokens it wrote, from the few named for it.
+    return ngettext(
+        "%(num)s token written so far, from a vocabulary of %(vocab)s.",
+        "%(num)s tokens written so far, from a vocabulary of %(vocab)s.",
+        n_generated,
+        vocab=thousands(n_vocab),
+    )
 
 
 def _prompt_chips(tokens: tuple[Token, ...], window_start: int, vocab_url: str) -> tuple[PromptChip, ...]:
@@ -129,10 +157,11 @@ def _prompt_chips(tokens: tuple[Token, ...], window_start: int, vocab_url: str) 
     )
 
 
-def _generated_chips(screen: Screen) -> tuple[GeneratedChip, ...]:
-    """The generated tokens' chips, the last one new; the pick on screen is '?' while it is hidden."""
+def _generated_chips(screen: Screen, window_start: int) -> tuple[GeneratedChip, ...]:
+    """The generated tokens' chips, the last one new, those before window_start dimmed; the pick on screen is '?'
+    while it is hidden."""
     ids, labels = screen.state.ids, screen.labels
-    n_prompt, window_start = len(screen.result.prompt_tokens), screen.result.window_start
+    n_prompt = len(screen.result.prompt_tokens)
     title = filler(_("generated, token id %(id)s", id=SLOT))
     hidden_at = screen.on_screen if screen.hidden else None
     hidden_title = _("Hidden until Reveal.")  # its id would name the pick
@@ -183,6 +212,29 @@ def _example(screen: Screen, vocab_url: str) -> Example:
         lookup=_lookup(tokens),
         ids=shown_ids([t.id for t in tokens]) if tokens else None,
         vocab_url=vocab_url,
+    )
+
+
+def _article_example(screen: Screen) -> Example:
+    """The article model's worked example: no prompt to cut, its vocabulary named token by token.
+
+    Tokens ('cat', 'dog', 'bird') -> "This model has no prompt to cut: its vocabulary is the 3 tokens named for
+    it, numbered in the order typed: 'cat' is id 0, 'dog' is id 1, 'bird' is id 2."
+    """
+    n_vocab, labels = screen.model.n_vocab, screen.labels
+    # Translators: one token of the article model's vocabulary and its id, in a list: "'cat' is id 0".
+    names = Markup(", ").join(_("'%(token)s' is id %(id)s", token=labels[i], id=i) for i in range(n_vocab))
+    return Example(
+        cutting=_(
+            "This model has no prompt to cut: its vocabulary is the %(n)s tokens named for it, numbered in the order "
+            "typed: %(names)s.",
+            n=n_vocab,
+            names=names,
+        ),
+        n_vocab_text=thousands(n_vocab),
+        lookup=None,
+        ids=None,
+        vocab_url=None,
     )
 
 

@@ -92,6 +92,7 @@ class LogitsPanel:
     """Stage 2's panel: what the model read, the table, what truncation cut, the worked example."""
 
     hidden: bool  # predict, then reveal: the scores stay hidden until Reveal
+    reads_text: bool  # False for the article's model, whose scores are typed: it reads nothing
     read: Markup  # 'It read 7 tokens (words or pieces of words). Its vocabulary ... has 5,000 tokens; ...'
     rows_note: Markup  # 'Here are the top 20, then the picked token from further down.'
     moved_note: Markup | None  # why "r lands here" is not the text's token: the settings changed since the pick
@@ -122,6 +123,7 @@ def present(screen: Screen) -> LogitsPanel:
     rows = _rows(screen, digits)
     return LogitsPanel(
         hidden=screen.hidden,
+        reads_text=screen.state.reads_prompt,
         read=_read(screen),
         rows_note=_rows_note(screen),
         moved_note=_(
@@ -157,6 +159,12 @@ def present(screen: Screen) -> LogitsPanel:
 def _read(screen: Screen) -> Markup:
     """What the model read and what it gave, after the panel's plain first sentence."""
     step = screen.result
+    if not screen.state.reads_prompt:
+        return _(
+            "Its vocabulary has %(vocab)s tokens, the ones named for it; a token's score is called its %(logit)s z.",
+            vocab=thousands(screen.model.n_vocab),
+            logit=term("logit"),
+        )
     return ngettext(
         "It read %(num)s token (a word or a piece of one). Its vocabulary, every token it knows, has %(vocab)s "
         "tokens; a token's score is called its %(logit)s z.",

@@ -35,6 +35,11 @@ class Stages:
         return encode.present(self.screen)
 
     @cached_property
+    def prompt_box(self) -> encode.PromptBox:
+        """Stage 1's heading and prompt box; the article model reads no text, and says so instead."""
+        return encode.present_prompt_box(self.screen)
+
+    @cached_property
     def logits(self) -> forward.LogitsPanel:
         """Stage 2, the forward pass: the logits table."""
         return forward.present(self.screen)
@@ -76,7 +81,7 @@ class Stages:
 
     @cached_property
     def controls(self) -> controls_presenter.ControlsPanel:
-        """The controls form with the prompt box, and the panels htmx swaps in it."""
+        """The controls form, and the panels htmx swaps in it."""
         return controls_presenter.present(self.screen)
 
     @cached_property

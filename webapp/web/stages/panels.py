@@ -6,6 +6,8 @@ sent. A few show one part of the state only:
 - the temperature's value, the model's description and its perplexity show the screen's temperature
   and model. The controls form's visible fields may hold newer ones, typed but not sent yet, so the
   screen writes what it shows into the form: `shown`, a short digest per panel of its part (shown_key);
+- the prompt box shows the prompt being typed: it is sent again only when the model changes between one that
+  reads text and the article's, which has a sentence in its place;
 - the teacher's r is the field itself: it holds what the request sent (a typed r that Step uses up
   must be cleared; an unused one left as it is).
 
@@ -24,6 +26,7 @@ SHOWN: dict[str, Callable[[State], object]] = {
     "temperature_value": lambda state: state.settings.temperature,
     "model_description": lambda state: (state.model, state.article),
     "model_measure": lambda state: state.model,
+    "prompt_box": lambda state: state.reads_prompt,
 }
 # Every panel an answer can swap, in the order templates/fragments.html sends them: its template, and
 # the view of the screen (an attribute of stages.page.Stages) that the template is handed as `panel`.
@@ -44,6 +47,7 @@ TEMPLATES: dict[str, tuple[str, str]] = {
     "temperature_value": ("panels/_temperature_value.html", "controls"),
     "model_description": ("panels/_model_description.html", "controls"),
     "model_measure": ("panels/_model_measure.html", "controls"),
+    "prompt_box": ("panels/_prompt_box.html", "prompt_box"),
 }
 PANELS = tuple(TEMPLATES)
 
@@ -66,7 +70,7 @@ def panels_to_send(shown: str | None, asked: State, state: State) -> tuple[str, 
     """The panels of an answer that shows `state`, asked for by `asked` from a screen whose shown_key is `shown`.
 
     A Step at the same temperature and model, no r typed: every panel but temperature_value,
-    model_description, model_measure and next_r. Without `shown` (a link, an older page): every panel.
+    model_description, model_measure, prompt_box and next_r. Without `shown` (a link, an older page): every panel.
     """
     before = (shown or "").split(".")
     if len(before) != len(SHOWN):

@@ -148,7 +148,7 @@ def build_screen(models: Mapping[str, LanguageModel], state: State, step: StepRe
     if step is None:
         before = state.ids if i is None else state.ids[:i]
         r = None if i is None else state.given_r(i)
-        step = run_step_table(model, state.prompt, before, state.settings, r=r, n_rows=n_rows(state))
+        step = run_step_table(model, state.text_prompt, before, state.settings, r=r, n_rows=n_rows(state))
     if i is not None:  # the pick and the text's token get rows of their own, and the rest leaves them out
         step = step.showing([step.chosen.id, state.ids[i]])
     return Screen(state, model, step)
@@ -157,6 +157,6 @@ def build_screen(models: Mapping[str, LanguageModel], state: State, step: StepRe
 def take_step(models: Mapping[str, LanguageModel], state: State) -> tuple[State, StepResult]:
     """The state after one step from state, and the step: draw r (or take the teacher's), pick, append."""
     model = state_model(models, state)
-    result = run_step_table(model, state.prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
+    result = run_step_table(model, state.text_prompt, state.ids, state.settings, r=state.next_r, n_rows=n_rows(state))
     source = SEEDED if state.next_r is None else state.next_r
     return state.branched(len(state.ids), result.chosen.id, source), result

@@ -124,12 +124,15 @@ def parse_chain(args: Mapping[str, str]) -> tuple[str, ...]:
 def parse_article(args: Mapping[str, str], model: str) -> ArticleScores | None:
     """The article model's tokens ('vocab=A,B,C'), scores ('scores=0.1,0.2,0.7') and their kind.
 
-    None for every other model.
+    None for every other model. ArticleScores checks them; a name left out between commas is refused here, where
+    the list is split.
     """
     if model != ARTICLE:
         return None
     default = ArticleScores()
     tokens = tuple(t.strip() for t in args["vocab"].split(",")) if args.get("vocab", "").strip() else default.tokens
+    if "" in tokens:  # 'cat,,dog' or 'cat,dog,': ArticleScores would name the empty token, which reads as nothing
+        raise InvalidInput(N_("a token's name is missing: write one name between each two commas, as in cat,dog,bird"))
     scores = default.scores
     if args.get("scores", "").strip():
         parts = args["scores"].split(",")[:20]

@@ -168,10 +168,26 @@ class State:
     def hidden_fields(self) -> list[tuple[str, str]]:
         """(name, value) of each hidden input of the controls form: the state no visible control holds.
 
-        `ids` is always there (empty before any Step); the others only when set, as in the URL.
+        `ids` is always there (empty before any Step); the others only when set, as in the URL. The article
+        model's screen shows no prompt box: the prompt is kept here, for a switch back to another model.
         """
         q = self.query()
-        return [(name, q.get(name, "")) for name in HIDDEN_FIELDS if name in q or name == "ids"]
+        hidden = HIDDEN_FIELDS if self.reads_prompt else ("prompt", *HIDDEN_FIELDS)  # the article's has no prompt box
+        return [(name, q.get(name, "")) for name in hidden if name in q or name == "ids"]
+
+    @property
+    def reads_prompt(self) -> bool:
+        """Whether the model reads the prompt: the article model reads no text, whatever came before."""
+        return self.model != ARTICLE
+
+    @property
+    def text_prompt(self) -> str:
+        """The prompt the text starts with, and the model is given: none for the article model, whose text is its
+        own tokens only. The prompt typed stays in the URL, for a switch back to another model.
+
+        State(prompt="It is", model="article", ...) -> ''; State(prompt="It is", model="austen-bigram", ...) -> 'It is'.
+        """
+        return self.prompt if self.reads_prompt else ""
 
     @property
     def on_screen(self) -> int | None:
