@@ -13,7 +13,7 @@ from webapp.web import create_app
 from webapp.web.serving.fetched import fetch_command
 from webapp.web.url.parse import parse_state
 
-TRANSLATED = ("en", "de", "es")  # the languages each bundled lesson has a file of its own in
+TRANSLATED = ("en", "de", "es", "fr")  # the languages each bundled lesson has a file of its own in
 PLAYER_KEYS = ("lang", "view", "guide")  # the player's and the link's own, never a screen's
 ARTICLE_KEYS = ("vocab", "scores", "scores_as")  # written out in full, defaults or not, so the file shows them
 MOVED_ON_PURPOSE = {("article", "The same r, another order")}  # its text was picked in the other range order
