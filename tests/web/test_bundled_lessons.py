@@ -10,10 +10,11 @@ from webapp.fetch import SOURCES
 from webapp.lessons.bundled import BUNDLED, FOLDER
 from webapp.lessons.lesson import Lesson, dumps, parse
 from webapp.web import create_app
+from webapp.web.i18n.languages import LANGUAGES
 from webapp.web.serving.fetched import fetch_command
 from webapp.web.url.parse import parse_state
 
-TRANSLATED = ("en", "de", "es", "fr")  # the languages each bundled lesson has a file of its own in
+TRANSLATED = LANGUAGES  # each bundled lesson has a file of its own in every language of the page
 PLAYER_KEYS = ("lang", "view", "guide")  # the player's and the link's own, never a screen's
 ARTICLE_KEYS = ("vocab", "scores", "scores_as")  # written out in full, defaults or not, so the file shows them
 MOVED_ON_PURPOSE = {("article", "The same r, another order")}  # its text was picked in the other range order
