@@ -12,7 +12,7 @@ from pathlib import Path
 from .lesson import Lesson, parse
 
 FOLDER = Path(__file__).resolve().parent / "bundled"
-BUNDLED = ("article",)  # the order they are taught in
+BUNDLED = ("article", "temperature", "tail", "tokens", "inside")  # the order they are taught in
 FALLBACK = "en"
 
 
