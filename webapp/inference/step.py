@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import chain, sampling
+from . import chain, exact, sampling
 from .errors import N_, InvalidSetting, InvalidTokenIds, PromptTooLong
 from .model import LanguageModel
 from .settings import Settings
@@ -43,6 +43,7 @@ class Step:
     laid: np.ndarray = field(repr=False)  # [n_kept] the kept ids in the order their ranges are laid
     lo: np.ndarray = field(repr=False)  # [n_kept] where each range starts on [0, 1)
     hi: np.ndarray = field(repr=False)  # [n_kept] where it ends
+    pick_probs: np.ndarray = field(repr=False)  # [n_vocab] what r is read against: probs_kept, or its fractions
     r: float
     r_source: str  # "seed": default_rng([seed, step]); "given": supplied by the caller
     chosen_id: int
@@ -89,18 +90,21 @@ def run_step(model: LanguageModel, prompt: str, generated: Sequence[int] = (), s
     ids = [*(t.id for t in prompt_tokens), *generated]
     window_start = max(0, len(ids) - model.n_ctx)  # the forward pass reads the last n_ctx ids
     logits = np.asarray(model.logits(ids), dtype=np.float64)  # [n_ids] -> [n_vocab]
-    probs_kept, stages = chain.apply_chain(logits, settings, ids[window_start:], generated)  # [n_vocab]
+    # typed probabilities (the article's) go through the chain, ranges and pick as fractions (exact.py); the Step
+    # keeps the nearest floats for the figures, and the fractions as pick_probs
+    pick_probs, stages = chain.apply_chain(logits, settings, ids[window_start:], generated, model.exact_probs)
     penalised = stages[-1].logits_out if stages else logits  # [n_vocab]
-    probs = sampling.probabilities(penalised, settings.applied_temperature)  # [n_vocab], before any cut
+    probs = chain.uncut(logits, penalised, settings.applied_temperature, model.exact_probs)  # [n_vocab], before cuts
     ranked = sampling.order(probs, penalised)  # [n_vocab] ids
-    laid = sampling.layout(probs_kept, ranked, settings.range_order)  # [n_kept] ids
-    lo, hi = sampling.ranges(probs_kept, laid)  # [n_kept] each
+    laid = sampling.layout(pick_probs, ranked, settings.range_order)  # [n_kept] ids
+    lo, hi = sampling.ranges(pick_probs, laid)  # [n_kept] each
     r_source = "seed" if r is None else "given"
     r = sampling.random_r(settings.seed, len(generated)) if r is None else check_r(r)
-    chosen_id = int(laid[sampling.pick(hi, r)])
+    chosen_id = int(laid[sampling.pick(hi, exact.compared_r(r, r_source, hi))])
     return Step(prompt=prompt, prompt_tokens=prompt_tokens, generated=generated, settings=settings,
-                window_start=window_start, logits=logits, penalised=penalised, probs=probs, probs_kept=probs_kept,
-                stages=tuple(stages), ranked=ranked, laid=laid, lo=lo, hi=hi, r=r, r_source=r_source,
+                window_start=window_start, logits=logits, penalised=penalised, probs=probs,
+                probs_kept=chain.floats(pick_probs), stages=tuple(stages), ranked=ranked, laid=laid,
+                lo=chain.floats(lo), hi=chain.floats(hi), pick_probs=pick_probs, r=r, r_source=r_source,
                 chosen_id=chosen_id)
 
 

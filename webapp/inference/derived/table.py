@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 import numpy as np
 
-from .. import chain, sampling
+from .. import chain, exact, sampling
 from ..model import LanguageModel
 from ..settings import Settings
 from ..step import Step, generate, run_step
@@ -97,6 +98,7 @@ class StepResult:
     table: _Table = field(repr=False, compare=False)
     stages: tuple[chain.Stage, ...] = field(default=(), repr=False, compare=False)  # the chain, stage by stage
     laid: np.ndarray = field(default=None, repr=False, compare=False)  # [n_kept] ids in the ranges' order
+    pick_probs: np.ndarray = field(default=None, repr=False, compare=False)  # [n_vocab] r is read against (Step's)
     n_top: int = 0  # rows[:n_top] are the top rows by rank; any after them were added by showing()
 
     def row_of(self, token_id: int) -> Row:
@@ -132,6 +134,12 @@ class StepResult:
         """Whether the penalties changed any logit: then the table's z / T column is z' / T, z' = z after them."""
         return not np.array_equal(self.penalised, self.logits)
 
+    def ends(self, laid: np.ndarray) -> tuple[np.ndarray, float | Fraction]:
+        """The upper ends of the kept tokens' ranges laid in this order, and r as the pick compares it with them:
+        fractions and a typed r's decimal for typed probabilities (exact.py), else floats and r itself."""
+        _, hi = sampling.ranges(self.pick_probs, laid)  # [n_kept]
+        return hi, exact.compared_r(self.r, self.r_source, hi)
+
     @property
     def context_ids(self) -> tuple[int, ...]:
         return (*(t.id for t in self.prompt_tokens), *self.generated)
@@ -149,6 +157,7 @@ def tabulate(model: LanguageModel, step: Step, n_rows: int = N_ROWS) -> StepResu
         rest=table.rest(step.ranked[:n_rows]), n_kept=len(kept_ranked), kept_mass=float(step.probs[kept_ranked].sum()),
         cuts=tuple(chain.cuts(step.stages, step.probs)), r=step.r, r_source=step.r_source,
         chosen=table.row(step.chosen_id), table=table, n_top=len(rows), stages=step.stages, laid=step.laid,
+        pick_probs=step.pick_probs,
     )
 
 
