@@ -82,7 +82,8 @@ class StepResult:
     prompt_tokens: tuple[Token, ...]
     generated: tuple[int, ...]  # ids generated before this step
     step: int  # generation index: len(generated)
-    window_start: int  # first position the model read (sliding window)
+    context_ids: tuple[int, ...]  # what the forward pass was given: the start token of an empty prompt, then the text
+    window_start: int  # first position of the text (prompt and generated) the model read (sliding window)
     logits: np.ndarray = field(repr=False)  # [n_vocab]
     scaled: np.ndarray | None = field(repr=False)  # [n_vocab], None at T = 0
     probs: np.ndarray = field(repr=False)  # [n_vocab], before truncation
@@ -141,8 +142,9 @@ class StepResult:
         return hi, exact.compared_r(self.r, self.r_source, hi)
 
     @property
-    def context_ids(self) -> tuple[int, ...]:
-        return (*(t.id for t in self.prompt_tokens), *self.generated)
+    def n_read(self) -> int:
+        """How many ids the forward pass read: the last n_ctx of context_ids (an empty prompt's start token too)."""
+        return len(self.table.model.window(self.context_ids))
 
 
 def tabulate(model: LanguageModel, step: Step, n_rows: int = N_ROWS) -> StepResult:
@@ -152,7 +154,8 @@ def tabulate(model: LanguageModel, step: Step, n_rows: int = N_ROWS) -> StepResu
     rows = tuple(table.row(int(i)) for i in step.ranked[:n_rows])
     return StepResult(
         model=model.name, settings=step.settings, prompt=step.prompt, prompt_tokens=step.prompt_tokens,
-        generated=step.generated, step=len(step.generated), window_start=step.window_start, logits=step.logits,
+        generated=step.generated, step=len(step.generated), context_ids=step.context_ids,
+        window_start=step.window_start, logits=step.logits,
         scaled=table.scaled, probs=step.probs, probs_kept=step.probs_kept, rows=rows,
         rest=table.rest(step.ranked[:n_rows]), n_kept=len(kept_ranked), kept_mass=float(step.probs[kept_ranked].sum()),
         cuts=tuple(chain.cuts(step.stages, step.probs)), r=step.r, r_source=step.r_source,
