@@ -75,7 +75,7 @@ def bench_numpy(path: Path, n_tokens: int) -> dict:
         ready_s = time.perf_counter() - start
     bound = bandwidth_bound(model)  # measured before and after the generation: the better of the two
     start = time.perf_counter()
-    model.logits([model.start_id])  # the first pass reads the weights in; the prompt shares nothing with it
+    model.logits([])  # the first pass (the start token alone) reads the weights in; the prompt shares nothing with it
     first_s = time.perf_counter() - start
     ids = model.tokenizer.encode_ids(PROMPT)
     start = time.perf_counter()

@@ -192,7 +192,9 @@ def test_the_transformers_streams_and_attention_equal_pytorchs(transformer):
     transformer.logits(ids, inside=inside)
     np.testing.assert_allclose(np.stack(inside.residual), residual, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(np.stack(inside.attention), attention, rtol=1e-4, atol=1e-5)
-    v = inside_step(transformer, run_step_table(transformer, "", ids[:-1], Settings()))
+    prompt = transformer.tokenizer.token_text(ids[0])  # a prompt, so that no start token comes before the ids
+    assert transformer.tokenizer.encode_ids(prompt) == ids[:1]
+    v = inside_step(transformer, run_step_table(transformer, prompt, ids[1:-1], Settings()))
     np.testing.assert_allclose(np.stack(v.attention), attention[:, :, : len(ids) - 1, : len(ids) - 1], atol=1e-5)
 
 

@@ -1,6 +1,6 @@
 """The llama-architecture model and its BPE tokenizer, on a tiny random GGUF file the test writes.
 
-The cached forward pass is checked against `reference_logits`, written separately here: a plain
+The cached forward pass is checked against `reference_logits` (tiny_gguf.py), written separately: a plain
 full-sequence pass in float64 that un-permutes llama.cpp's Q and K rows back to the Hugging Face
 layout and rotates halves, so that it shares neither code nor the pairing convention with the model.
 """
@@ -17,63 +17,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from webapp.inference import Settings, generate_table, run_step_table, text_of
+from webapp.inference.derived.inside import inside_step
 from webapp.inference.errors import InvalidTokenIds
 from webapp.inference.llama import LlamaModel, group_mask, rope, rope_turns
-from webapp.inference.machinery import llama_gguf
+from webapp.inference.machinery import cost, llama_gguf
 from webapp.inference.machinery.kvcache import KVCache, KVPool, plan, run_in_blocks
 from webapp.inference.machinery.registry import load_model
 from webapp.inference.machinery.user_models import load_available, load_model_file, load_user_models, user_models_dir
 from webapp.inference.model import Inside
 from webapp.inference.transformer import causal_mask
 
-from .tiny_gguf import HEAD_DIM, N_HEAD, N_HEAD_KV, N_LAYER, write_tiny_gguf
+from .tiny_gguf import N_HEAD, N_LAYER, reference_logits, write_tiny_gguf
 
 N_CTX = 24  # small, so that the window slides within the tests
 BLOCK = 4
-
-
-# --- the reference ------------------------------------------------------------------------------
-
-
-def unpermute(w: np.ndarray, n_head: int) -> np.ndarray:
-    """Undo llama.cpp's permutation of Q/K rows: per head, [hd/2, 2] pairs back to [2, hd/2] halves."""
-    return w.reshape(n_head, HEAD_DIM // 2, 2, -1).swapaxes(1, 2).reshape(w.shape)
-
-
-def rms(x, w):
-    return x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-5) * w
-
-
-def reference_logits(w: dict, ids: list[int]) -> np.ndarray:
-    """Logits after ids from a full pass over all of them at once, in float64: [n_vocab]."""
-    w = {k: v.astype(np.float64) for k, v in w.items()}
-    n = len(ids)
-    angles = np.arange(n)[:, None] * 10000.0 ** (-np.arange(0, HEAD_DIM, 2) / HEAD_DIM)  # [n, hd/2]
-    cos = np.cos(np.concatenate([angles, angles], -1))[:, None]  # [n, 1, hd]
-    sin = np.sin(np.concatenate([angles, angles], -1))[:, None]
-
-    def rotary(t):  # Hugging Face's rotate_half convention
-        half = np.concatenate([-t[..., HEAD_DIM // 2 :], t[..., : HEAD_DIM // 2]], -1)
-        return t * cos + half * sin
-
-    mask = np.triu(np.full((n, n), -np.inf), 1)
-    x = w["token_embd.weight"][ids]  # [n, n_embd]
-    for i in range(N_LAYER):
-        b = {k.split(".")[2]: v for k, v in w.items() if k.startswith(f"blk.{i}.")}
-        h = rms(x, b["attn_norm"])
-        q = rotary((h @ unpermute(b["attn_q"], N_HEAD).T).reshape(n, N_HEAD, HEAD_DIM))
-        k = rotary((h @ unpermute(b["attn_k"], N_HEAD_KV).T).reshape(n, N_HEAD_KV, HEAD_DIM))
-        v = (h @ b["attn_v"].T).reshape(n, N_HEAD_KV, HEAD_DIM)
-        k, v = (np.repeat(t, N_HEAD // N_HEAD_KV, axis=1) for t in (k, v))  # [n, n_head, hd]
-        scores = np.einsum("qhd,khd->hqk", q, k) / math.sqrt(HEAD_DIM) + mask
-        att = np.exp(scores - scores.max(-1, keepdims=True))
-        att /= att.sum(-1, keepdims=True)
-        x = x + np.einsum("hqk,khd->qhd", att, v).reshape(n, -1) @ b["attn_output"].T
-        h = rms(x, b["ffn_norm"])
-        gate = h @ b["ffn_gate"].T
-        x = x + (gate / (1 + np.exp(-gate)) * (h @ b["ffn_up"].T)) @ b["ffn_down"].T
-    head = w.get("output.weight", w["token_embd.weight"])
-    return head @ rms(x[-1], w["output_norm.weight"])
 
 
 def window_of(ids: list[int]) -> list[int]:
@@ -329,6 +286,55 @@ def test_a_step_runs_on_the_model(model):
     result = run_step_table(model, "the cat and the hat", [])
     assert result.logits.shape == (model.n_vocab,)
     assert abs(result.probs.sum() - 1) < 1e-9
+
+
+# --- an empty prompt's start token ---------------------------------------------------------------
+
+ENDOFTEXT = 0  # <|endoftext|>: the tiny vocabulary's first token, as SmolLM2's
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, N_CTX - 1])
+def test_an_empty_prompt_reads_its_start_token_first_at_every_step(model, tiny, n):
+    """Step n after an empty prompt equals the reference pass over [<|endoftext|>, *ids], cache warm or cold."""
+    ids = random_ids(11, n, model.n_vocab)
+    expected = reference_logits(tiny[1], [ENDOFTEXT, *ids])
+    for m in (model, fresh(tiny)):
+        step = run_step_table(m, "", ids, Settings())
+        assert step.context_ids == (ENDOFTEXT, *ids)
+        np.testing.assert_allclose(step.logits, expected, rtol=2e-4, atol=2e-4, err_msg=f"step {n}")
+
+
+def test_every_step_of_a_generation_from_an_empty_prompt_reads_the_start_token(tiny):
+    steps = generate_table(fresh(tiny), "", 6, Settings(seed=3))  # each step reuses the cache of the one before
+    ids = [step.chosen.id for step in steps]
+    for i, step in enumerate(steps):
+        expected = reference_logits(tiny[1], [ENDOFTEXT, *ids[:i]])
+        np.testing.assert_allclose(step.logits, expected, rtol=2e-4, atol=2e-4, err_msg=f"step {i}")
+
+
+def test_a_prompt_gets_no_start_token(model, tiny):
+    step = run_step_table(model, "the", [7, 9], Settings())
+    assert step.context_ids == (*model.tokenizer.encode_ids("the"), 7, 9)
+    np.testing.assert_allclose(step.logits, reference_logits(tiny[1], list(step.context_ids)), rtol=2e-4, atol=2e-4)
+
+
+def test_the_inside_panel_and_the_work_budget_read_the_start_token_too(tiny):
+    m = fresh(tiny)
+    ids = random_ids(12, 5, m.n_vocab)
+    result = run_step_table(m, "", ids, Settings())
+    assert inside_step(m, result).ids == (ENDOFTEXT, *ids)
+    assert cost.cached_positions(m, result.context_ids) == len(ids) + 1  # the budget finds the step's window cached
+    assert cost.step_work(m, result.context_ids, len(ids) + 1).positions == 0
+
+
+def test_a_file_that_asks_for_a_bos_token_gets_it_and_no_start_token_besides(tmp_path):
+    weights = write_tiny_gguf(tmp_path / "bos.gguf", tied=False, add_bos=True)
+    m = llama_gguf.from_gguf(tmp_path / "bos.gguf", "bos", n_ctx=N_CTX, block=BLOCK)
+    assert (m.bos_id, m.start_id) == (1, None)
+    for prompt, ids in (("", [7, 9]), ("the", [7])):
+        step = run_step_table(m, prompt, ids, Settings())
+        expected = reference_logits(weights, [1, *step.context_ids])
+        np.testing.assert_allclose(step.logits, expected, rtol=2e-4, atol=2e-4)
 
 
 # --- the tokenizer -------------------------------------------------------------------------------

@@ -190,8 +190,9 @@ def test_ids_outside_the_vocabulary_are_refused(model, bad):
 
 
 def test_token_log_probs_read_each_prefix_as_a_step_does(model):
-    ids = GOLDEN[-1][0][: model.n_ctx + 6]  # the window fills, then slides
-    windows = [ids[max(0, i - model.n_ctx) : i] or [model.tokenizer.paragraph_id] for i in range(len(ids))]
+    ids = GOLDEN[-1][0][1 : model.n_ctx + 6]  # the text after its <p>; the window fills, then slides
+    start = model.tokenizer.paragraph_id  # a text after an empty prompt starts with <p>, at every step
+    windows = [[start, *ids[:i]][-model.n_ctx :] for i in range(len(ids))]
     expected = [log_softmax(forward(model.params, w, model.n_head)[-1])[t] for w, t in zip(windows, ids, strict=True)]
     assert np.abs(token_log_probs(fresh(model), ids) - np.array(expected)).max() <= 1e-4
     assert token_log_probs(model, []).shape == (0,)

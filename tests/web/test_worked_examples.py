@@ -280,7 +280,8 @@ def test_decode_names_the_id_and_the_token_appended(state):
         return
     assert step["chosen"]["id"] == ids[-1]
     assert f"id {ids[-1]} → '{label(step['chosen']['token'])}', appended to the text." in text
-    n, n_ctx = len(step["prompt_tokens"]) + len(ids), step["n_ctx"]
+    start = 0 if step["prompt_tokens"] else 1  # an empty prompt's text starts with <p>, fed back at every step
+    n, n_ctx = start + len(step["prompt_tokens"]) + len(ids), step["n_ctx"]
     fed = f"all {n} ids" if n <= n_ctx else f"the last {n_ctx} of the {n} ids (its context window)"
     assert f"The next step feeds {fed} back into the model." in text
 

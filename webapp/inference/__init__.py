@@ -14,6 +14,7 @@ The lesson, in reading order:
     step.py         one step of the loop as a pure function (encode, forward, chain, ranges, pick),
                     and the loop built from it, as llama2.c's generate()
     article.py      the seed article's example as a model: a few tokens whose scores the teacher types
+    exact.py        its typed probabilities as fractions, so that 0.1 + 0.2 ends at 0.3 exactly
 
 machinery/ reads model files and finds models, and holds the KV cache the forward passes can use;
 derived/ holds what the screens derive from a step: the logits table (derived/table.py: a row per

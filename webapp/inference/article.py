@@ -6,7 +6,9 @@ This model gives the same logits at every step, whatever the text, so a class ca
 article's numbers, change them, and watch temperature, truncation and r act on them.
 
 Scores typed as probabilities become logits log(p / sum(p)): softmax gives the probabilities
-back (a zero probability is a logit of -inf, which softmax turns into 0). Scores typed as logits
+back (a zero probability is a logit of -inf, which softmax turns into 0). The model also hands the
+sampler chain those probabilities exactly, as fractions of the decimals typed, so that the ranges
+end where the article says they do: r = 0.1 falls in [0.1, 0.3) (exact.py). Scores typed as logits
 are used as they are. The model reads no text: its tokenizer encodes any prompt to no tokens.
 """
 
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import exact
 from .errors import N_, InvalidSetting
 from .model import LanguageModel
 from .tokenizer import Token, VocabularyTokenizer
@@ -73,11 +76,18 @@ class ArticleScores:
         >>> ArticleScores().logits().round(3).tolist()  # probabilities [0.1, 0.2, 0.7]: log 0.1, log 0.2, log 0.7
         [-2.303, -1.609, -0.357]
         """
-        x = np.array(self.scores, dtype=np.float64)  # [n_vocab]
         if self.kind == "logits":
-            return x
+            return np.array(self.scores, dtype=np.float64)  # [n_vocab]
         with np.errstate(divide="ignore"):  # log 0 is -inf: that token can never be picked
-            return np.log(x / x.sum())
+            return np.log(np.asarray(self.fractions(), dtype=np.float64))  # [n_vocab]
+
+    def fractions(self) -> np.ndarray | None:
+        """The probabilities typed, divided by their sum, as exact fractions [n_vocab]; None for typed logits.
+
+        >>> [str(p) for p in ArticleScores(scores=(1.0, 1.0, 2.0)).fractions()]
+        ['1/4', '1/4', '1/2']
+        """
+        return exact.fractions(self.scores) if self.kind == "probabilities" else None
 
     @property
     def normalised(self) -> bool:
@@ -121,6 +131,7 @@ class ArticleModel(LanguageModel):
         self.description = (f"The article's example: {len(scores.tokens)} tokens whose {scores.kind} you type; "
                             "the same scores at every step, whatever the text.")
         self._logits = scores.logits()  # [n_vocab]
+        self.exact_probs = scores.fractions()  # [n_vocab] or None
 
     def logits(self, ids: Sequence[int]) -> np.ndarray:
         return self._logits.copy()  # [n_vocab]

@@ -33,6 +33,7 @@ class BigramModel(LanguageModel):
         self.name = name
         self.description = description
         self.tokenizer = tokenizer
+        self.start_id = tokenizer.paragraph_id  # a text starts a paragraph, as the counted stream does
         self.k = float(k)
         self.indptr = np.asarray(indptr, dtype=np.int64)  # [n_vocab + 1]
         self.indices = np.asarray(indices, dtype=np.int64)  # [n_pairs]
@@ -80,7 +81,7 @@ class BigramModel(LanguageModel):
         return int(self.counts[j]) if j < hi and self.indices[j] == nxt else 0
 
     def logits(self, ids: Sequence[int]) -> np.ndarray:
-        prev = ids[-1] if len(ids) else self.tokenizer.paragraph_id
+        prev = ids[-1] if len(ids) else self.start_id
         lo, hi = self.indptr[prev], self.indptr[prev + 1]
         log_total = np.log(self.row_totals[prev] + self.k * self.n_vocab)
         logits = np.full(self.n_vocab, np.log(self.k) - log_total)  # [n_vocab], unseen pairs

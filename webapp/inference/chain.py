@@ -19,6 +19,10 @@ What each stage sees is the distribution the stage before it passed on:
   logits as the temperature left them (z / T), as llama.cpp's would.
 - A stage the chain leaves out is not applied, whatever its setting; a stage whose setting is off
   (None) passes its input on unchanged.
+
+A model whose probabilities are typed (the article's) hands the chain its distribution at T = 1 as
+fractions, and the chain works on them exactly for as long as the temperature is 1 and no penalty
+moved a logit (exact.py).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import Protocol
 
 import numpy as np
 
-from . import sampling
+from . import exact, sampling
 from .errors import N_, InvalidSetting
 
 STAGES = ("penalties", "temperature", "top_k", "top_p", "min_p")
@@ -157,8 +161,8 @@ def stage_setting(name: str, s: ChainSettings) -> float | int | tuple | None:
     return getattr(s, name)
 
 
-def apply_chain(logits: np.ndarray, s: ChainSettings, window: Sequence[int] = (),
-                generated: Sequence[int] = ()) -> tuple[np.ndarray, list[Stage]]:
+def apply_chain(logits: np.ndarray, s: ChainSettings, window: Sequence[int] = (), generated: Sequence[int] = (),
+                exact_probs: np.ndarray | None = None) -> tuple[np.ndarray, list[Stage]]:
     """Run the stages of s.chain in order; return the final probabilities [n_vocab] and what each stage did.
 
     logits [2, 1, 0], chain (top_k, temperature), top_k 2, T 0.5: top-k sees softmax(z) =
@@ -169,11 +173,15 @@ def apply_chain(logits: np.ndarray, s: ChainSettings, window: Sequence[int] = ()
     >>> probs, stages = apply_chain(np.array([2.0, 1.0, 0.0]), s)
     >>> probs.round(3).tolist(), [(stage.name, stage.n_kept) for stage in stages]
     ([0.881, 0.119, 0.0], [('top_k', 2), ('temperature', 2)])
+
+    exact_probs, softmax(logits) as fractions where the model knows it exactly (exact.py), is what the
+    stages work on while they can: the final probabilities are then fractions too (an object array),
+    and each Stage holds the nearest floats.
     """
     z = np.asarray(logits, dtype=np.float64)  # [n_vocab]
     t = 1.0  # the temperature the running distribution is at
     keep = np.ones(len(z), dtype=bool)  # [n_vocab]: not cut by any stage so far
-    p = sampling.probabilities(z, t)  # [n_vocab]
+    p = sampling.probabilities(z, t) if exact_probs is None else exact_probs  # [n_vocab]
     ranked = None  # the ranking, once a truncation needs it; penalties change it
     stages = []
     for name in check_chain(s.chain):
@@ -185,10 +193,12 @@ def apply_chain(logits: np.ndarray, s: ChainSettings, window: Sequence[int] = ()
             z = penalise(z, window, generated, *setting, scale=t)
             # what the class can see change: a token an earlier stage cut stays at 0 whatever its logit
             n_changed, ranked = int(((z != z_in) & keep).sum()), None
-            p = sampling.probabilities(np.where(keep, z, -np.inf), t)
+            if exact_probs is not None and not np.array_equal(z, z_in):
+                exact_probs = None  # softmax(z) is no longer the typed probabilities: floats from here on
+            p = at_temperature(z, t, keep, exact_probs)
         elif name == "temperature":
             t = setting
-            p = sampling.probabilities(np.where(keep, z, -np.inf), t)  # keep all True: softmax(z / T) itself
+            p = at_temperature(z, t, keep, exact_probs)  # keep all True: softmax(z / T) itself
             keep &= p > 0  # T = 0 keeps only the argmax
         else:
             ranked = sampling.order(p, z) if ranked is None else ranked
@@ -196,15 +206,43 @@ def apply_chain(logits: np.ndarray, s: ChainSettings, window: Sequence[int] = ()
             keep &= mask
             p = sampling.renormalise(p, mask)
         stages.append(Stage(name=name, setting=setting, temperature=t_in,
-                            probs_in=p_in, probs_out=p, logits_out=z, n_in=int((p_in > 0).sum()),
+                            probs_in=floats(p_in), probs_out=floats(p), logits_out=z, n_in=int((p_in > 0).sum()),
                             n_kept=int((p > 0).sum()), mass_kept=float(p_in[p > 0].sum()), n_changed=n_changed))
     return p, stages
+
+
+def at_temperature(z: np.ndarray, t: float, keep: np.ndarray, exact_probs: np.ndarray | None = None) -> np.ndarray:
+    """softmax(z / T) over the kept tokens, 0 for the others. [n_vocab]
+
+    With exact_probs (softmax(z) as fractions, exact.py) and T = 1, those fractions renormalised over the
+    kept tokens: the same distribution, exactly. At any other T, floats.
+    """
+    if exact_probs is not None and t == 1:
+        return sampling.renormalise(exact_probs, keep)
+    return sampling.probabilities(np.where(keep, z, -np.inf), t)
+
+
+def uncut(logits: np.ndarray, penalised: np.ndarray, t: float, exact_probs: np.ndarray | None = None) -> np.ndarray:
+    """softmax(penalised / T) over every token: the distribution at T before any cut, as floats. [n_vocab]
+
+    The nearest floats to exact_probs where the chain works on them (T = 1, no penalty moved a logit).
+    """
+    if exact_probs is not None and t == 1 and np.array_equal(penalised, logits):
+        return floats(exact_probs)
+    return sampling.probabilities(penalised, t)
+
+
+def floats(probs: np.ndarray) -> np.ndarray:
+    """The probabilities as float64: fractions become the nearest floats; floats are handed back as they are."""
+    return np.asarray(probs, dtype=np.float64)
 
 
 def truncation_mask(name: str, probs: np.ndarray, ranked: np.ndarray, setting) -> np.ndarray:
     """The tokens top-k, top-p or min-p keeps of probs. [n_vocab] bool."""
     if name == "top_k":
         return sampling.top_k_mask(probs, ranked, setting)
+    if exact.is_exact(probs):  # among fractions, top-p 0.9 is 9/10, not the float a little above it
+        setting = exact.decimal(setting)
     if name == "top_p":
         return sampling.top_p_mask(probs, ranked, setting)
     return sampling.min_p_mask(probs, setting)

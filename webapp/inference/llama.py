@@ -23,8 +23,10 @@ key/value head h // (n_head / n_head_kv).
 `forward` is the whole model, top to bottom, as in transformer.py (whose attention it shares);
 called with the window's ids it is the reference, and the app calls it with a KV cache
 (machinery/kvcache.py, the same policy as the GPT's). The window: logits(ids) reads the last n_ctx
-ids (an empty context reads as `<|endoftext|>`, the mark between training documents). Reading the
-weights from a GGUF file is machinery/llama_gguf.py.
+ids. A text with an empty prompt starts with `<|endoftext|>` (start_id), the mark between training
+documents: the step puts it first at every step (step.context_ids), and an empty context reads as it
+too; a file that asks for a BOS token gets it before every window instead. Reading the weights from
+a GGUF file is machinery/llama_gguf.py.
 
 Float32 throughout: every scalar below is a Python float, as a NumPy float64 scalar would turn the
 float32 activations into float64 and every matrix product after it ten times slower.
@@ -216,7 +218,7 @@ class LlamaModel(LanguageModel):
         self.params = params
         self.config = config
         self.n_ctx = n_ctx  # ids read; a BOS token, where the file asks for one, comes before them
-        self.start_id = start_id  # what an empty context reads
+        self.start_id = start_id if bos_id is None else None  # a BOS starts every window: no start token besides
         self.bos_id = bos_id
         if params["token_embd"].shape != (tokenizer.n_vocab, config.n_embd):
             raise ValueError(f"model {name!r}: the embedding does not fit the vocabulary")

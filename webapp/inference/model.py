@@ -56,6 +56,12 @@ class LanguageModel(ABC):
     description: str
     tokenizer: Tokenizer
     n_ctx: int  # how many of the last ids the forward pass reads
+    # the token a text begins with when its prompt is empty, read first at every step (step.context_ids);
+    # None for a model that reads no text, or whose forward pass puts its own BOS before every window
+    start_id: int | None = None
+    # softmax(logits) as exact fractions (exact.py), the same after any ids, for a model whose probabilities
+    # are typed (the article's): an object array [n_vocab]; None for a model that computes its logits
+    exact_probs: np.ndarray | None = None
 
     @property
     def n_vocab(self) -> int:

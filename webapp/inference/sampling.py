@@ -1,7 +1,7 @@
 """Turn logits into a pick: temperature, softmax, truncation, cumulative ranges, and the pick.
 
 Each function is small and pure: arrays in, new arrays out, inputs never changed.
-All probabilities are float64.
+All probabilities are float64 (or fractions: see the end).
 
 The stages (penalties, temperature, top-k, top-p, min-p) run in the order chain.py's
 apply_chain is given; by default temperature first, then top-k, top-p and min-p, as
@@ -11,6 +11,9 @@ it, and what it keeps is renormalised to sum to 1.
 Ranges: the kept tokens are laid end to end on [0, 1), largest probability first,
 ties by smaller id (or in vocabulary order, smaller id first, as the seed article lays them
 out). The pick is the first range whose upper end is greater than r.
+
+The truncations, the ranges and the pick also take probabilities as fractions (NumPy object
+arrays), with which every sum and comparison is exact: the article's typed probabilities (exact.py).
 """
 
 from __future__ import annotations
@@ -132,7 +135,9 @@ def top_p_mask(probs: np.ndarray, ranked: np.ndarray, p: float | None) -> np.nda
     if p is None or p >= 1:
         return keep
     cdf = np.cumsum(probs[ranked])  # [n_vocab]
-    n_keep = int(np.searchsorted(cdf, p * (1 - 1e-12), side="left")) + 1  # tolerate rounding
+    # Floats round (0.7 + 0.2 is 0.8999999999999999): tolerate that. Fractions (exact.py) need no tolerance.
+    bar = p if cdf.dtype == object else p * (1 - 1e-12)
+    n_keep = int(np.searchsorted(cdf, bar, side="left")) + 1
     mask = np.zeros(len(probs), dtype=bool)
     mask[ranked[:n_keep]] = True
     return keep & mask
@@ -147,7 +152,7 @@ def min_p_mask(probs: np.ndarray, min_p: float | None) -> np.ndarray:
 
 
 def renormalise(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    kept = np.where(mask, probs, 0.0)  # [n_vocab]
+    kept = np.where(mask, probs, 0)  # [n_vocab]; an int 0, as a float 0.0 would turn a sum of fractions into a float
     return kept / kept.sum()
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import chain, sampling
+from . import chain, exact, sampling
 from .errors import N_, InvalidSetting, InvalidTokenIds, PromptTooLong
 from .model import LanguageModel
 from .settings import Settings
@@ -33,7 +33,8 @@ class Step:
     prompt_tokens: tuple[Token, ...]
     generated: tuple[int, ...]  # ids generated before this step: the step's index is len(generated)
     settings: Settings
-    window_start: int  # first position the model read (sliding window)
+    context_ids: tuple[int, ...]  # what the forward pass was given: context_ids below
+    window_start: int  # first position of the text (prompt and generated) the model read (sliding window)
     logits: np.ndarray = field(repr=False)  # [n_vocab] the model's
     penalised: np.ndarray = field(repr=False)  # [n_vocab] the logits after the chain's penalties, if any
     probs: np.ndarray = field(repr=False)  # [n_vocab] softmax(penalised / T), before any cut
@@ -43,6 +44,7 @@ class Step:
     laid: np.ndarray = field(repr=False)  # [n_kept] the kept ids in the order their ranges are laid
     lo: np.ndarray = field(repr=False)  # [n_kept] where each range starts on [0, 1)
     hi: np.ndarray = field(repr=False)  # [n_kept] where it ends
+    pick_probs: np.ndarray = field(repr=False)  # [n_vocab] what r is read against: probs_kept, or its fractions
     r: float
     r_source: str  # "seed": default_rng([seed, step]); "given": supplied by the caller
     chosen_id: int
@@ -57,6 +59,27 @@ def encode_prompt(model: LanguageModel, prompt: str) -> tuple[Token, ...]:
         raise PromptTooLong(N_("the prompt has %(n)s tokens; the limit is %(limit)s"), n=len(tokens),
                             limit=MAX_TOKENS - 1)
     return tokens
+
+
+def context_ids(model: LanguageModel, prompt_tokens: Sequence[Token], generated: Sequence[int] = ()) -> list[int]:
+    """The ids the forward pass is given at a step: the prompt's, then the generated ones.
+
+    An empty prompt is the start of a text, which the model reads as its start token (model.start_id:
+    SmolLM2's <|endoftext|>, the GPT's <p>): it stays first at every step, as it was when the first
+    token was picked. The forward pass reads the last n_ctx of these ids: SmolLM2's 2,048 hold every
+    step the app allows; past the GPT's 128 the start token slides out of the window as the text's
+    first tokens do.
+
+    >>> from webapp.inference.machinery.registry import MODELS_DIR, load_model
+    >>> gpt = load_model(MODELS_DIR / "austen-transformer")
+    >>> [gpt.tokenizer.token_text(i) for i in context_ids(gpt, (), gpt.tokenizer.encode_ids("It is"))]
+    ['<p>', 'It', 'is']
+    >>> [gpt.tokenizer.token_text(i) for i in context_ids(gpt, gpt.tokenizer.encode("It"), [29])]  # a prompt: none
+    ['It', 'is']
+    """
+    ids = [t.id for t in prompt_tokens]
+    start = [model.start_id] if not ids and model.start_id is not None else []
+    return [*start, *ids, *generated]
 
 
 def check_generated(model: LanguageModel, n_prompt: int, generated: Sequence[int]) -> tuple[int, ...]:
@@ -86,21 +109,25 @@ def run_step(model: LanguageModel, prompt: str, generated: Sequence[int] = (), s
     """
     prompt_tokens = encode_prompt(model, prompt)
     generated = check_generated(model, len(prompt_tokens), generated)
-    ids = [*(t.id for t in prompt_tokens), *generated]
+    ids = [*(t.id for t in prompt_tokens), *generated]  # the text's
     window_start = max(0, len(ids) - model.n_ctx)  # the forward pass reads the last n_ctx ids
-    logits = np.asarray(model.logits(ids), dtype=np.float64)  # [n_ids] -> [n_vocab]
-    probs_kept, stages = chain.apply_chain(logits, settings, ids[window_start:], generated)  # [n_vocab]
+    context = context_ids(model, prompt_tokens, generated)  # ids, after the start token if the prompt is empty
+    logits = np.asarray(model.logits(context), dtype=np.float64)  # [n_context] -> [n_vocab]
+    # typed probabilities (the article's) go through the chain, ranges and pick as fractions (exact.py); the Step
+    # keeps the nearest floats for the figures, and the fractions as pick_probs
+    pick_probs, stages = chain.apply_chain(logits, settings, ids[window_start:], generated, model.exact_probs)
     penalised = stages[-1].logits_out if stages else logits  # [n_vocab]
-    probs = sampling.probabilities(penalised, settings.applied_temperature)  # [n_vocab], before any cut
+    probs = chain.uncut(logits, penalised, settings.applied_temperature, model.exact_probs)  # [n_vocab], before cuts
     ranked = sampling.order(probs, penalised)  # [n_vocab] ids
-    laid = sampling.layout(probs_kept, ranked, settings.range_order)  # [n_kept] ids
-    lo, hi = sampling.ranges(probs_kept, laid)  # [n_kept] each
+    laid = sampling.layout(pick_probs, ranked, settings.range_order)  # [n_kept] ids
+    lo, hi = sampling.ranges(pick_probs, laid)  # [n_kept] each
     r_source = "seed" if r is None else "given"
     r = sampling.random_r(settings.seed, len(generated)) if r is None else check_r(r)
-    chosen_id = int(laid[sampling.pick(hi, r)])
+    chosen_id = int(laid[sampling.pick(hi, exact.compared_r(r, r_source, hi))])
     return Step(prompt=prompt, prompt_tokens=prompt_tokens, generated=generated, settings=settings,
-                window_start=window_start, logits=logits, penalised=penalised, probs=probs, probs_kept=probs_kept,
-                stages=tuple(stages), ranked=ranked, laid=laid, lo=lo, hi=hi, r=r, r_source=r_source,
+                context_ids=tuple(context), window_start=window_start, logits=logits, penalised=penalised, probs=probs,
+                probs_kept=chain.floats(pick_probs), stages=tuple(stages), ranked=ranked, laid=laid,
+                lo=chain.floats(lo), hi=chain.floats(hi), pick_probs=pick_probs, r=r, r_source=r_source,
                 chosen_id=chosen_id)
 
 

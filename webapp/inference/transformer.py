@@ -13,8 +13,9 @@ attention weights.
 
 The window: only the last n_ctx ids are read. Once there are more, the window slides: every token
 moves to a new position, its keys and values change with it, and the whole window is recomputed.
-An empty context reads as a single `<p>`, as texts start a paragraph in training (the bigram does
-the same).
+A text with an empty prompt starts with `<p>` (start_id), as texts start a paragraph in training:
+the step puts it first at every step (step.context_ids), and an empty context reads as it too (the
+bigram does the same).
 
 Left out on purpose: batches of prompts, dropout, and anything else only training needs.
 """
@@ -167,6 +168,7 @@ class TransformerModel(LanguageModel):
         self.params = params
         self.n_head = n_head
         self.n_ctx = n_ctx
+        self.start_id = tokenizer.paragraph_id
         self.n_layer = len(params["blocks"])
         self.n_embd = params["wte"].shape[1]
         if params["wte"].shape[0] != tokenizer.n_vocab or params["wpe"].shape[0] < n_ctx:
@@ -191,7 +193,7 @@ class TransformerModel(LanguageModel):
         """The ids the forward pass reads: the last n_ctx, or [<p>] when there are none."""
         window = [int(i) for i in self.window(ids)]
         self.tokenizer.check_ids(window)
-        return window or [self.tokenizer.paragraph_id]
+        return window or [self.start_id]
 
     def logits(self, ids: Sequence[int], cached: bool = True, inside: Inside | None = None) -> np.ndarray:
         """Logits for the token after ids: float32 [n_vocab]. Uncached, or with `inside`, the window runs whole."""

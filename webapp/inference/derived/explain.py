@@ -125,6 +125,5 @@ def pick_in_order(result: StepResult, range_order: str) -> Row:
     Article example, r = 0.05: by probability [0, 0.7) is 'C'; by id [0, 0.1) is 'A'.
     """
     ranked = np.argsort(result.table.ranks)  # [n_vocab] ids, rank 1 first
-    laid = sampling.layout(result.probs_kept, ranked, range_order)  # [n_kept]
-    _, hi = sampling.ranges(result.probs_kept, laid)
-    return result.table.row(int(laid[sampling.pick(hi, result.r)]))
+    laid = sampling.layout(result.pick_probs, ranked, range_order)  # [n_kept]
+    return result.table.row(int(laid[sampling.pick(*result.ends(laid))]))

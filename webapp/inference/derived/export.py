@@ -13,7 +13,7 @@ from dataclasses import asdict
 from ..machinery import cost
 from ..model import LanguageModel
 from ..settings import Settings
-from ..step import encode_prompt, text_of
+from ..step import context_ids, encode_prompt, text_of
 from .table import N_ROWS, StepResult, run_step_table
 from .uncertainty import uncertainty
 
@@ -71,6 +71,7 @@ def step_to_dict(model: LanguageModel, result: StepResult, full: bool = False) -
         "min_p": s.min_p,
         "seed": s.seed,
         "step": result.step,
+        "context_ids": list(result.context_ids),
         "window_start": result.window_start,
         "r": result.r,
         "r_source": result.r_source,
@@ -94,7 +95,8 @@ def affordable_steps(model: LanguageModel, prompt: str, ids, seconds: float | No
     """How many of the generated tokens' steps fit `seconds` of estimated work (machinery/cost.py); all if None."""
     if seconds is None:
         return len(ids)
-    return cost.affordable_steps(cost.steps_work(model, len(encode_prompt(model, prompt)), len(ids)), seconds)
+    n_prompt = len(context_ids(model, encode_prompt(model, prompt)))  # an empty prompt's start token too
+    return cost.affordable_steps(cost.steps_work(model, n_prompt, len(ids)), seconds)
 
 
 def replay(model: LanguageModel, prompt: str, ids, settings: Settings, given_rs: Sequence[float | None],

@@ -45,8 +45,8 @@ class ManySample:
 
 def sample_many(result: StepResult, n: int) -> ManySample:
     """Draw n r's by the contract above and count the picks per token."""
-    rs = sampling.random_rs(result.settings.seed, result.step, n)  # [n]
-    hi = result.table.hi[result.laid]  # [n_kept] upper ends, in the ranges' order
+    rs = sampling.random_rs(result.settings.seed, result.step, n)  # [n] seeded: each compared as the float it is
+    hi, _ = result.ends(result.laid)  # [n_kept] upper ends, in the ranges' order (fractions for typed probabilities)
     counts = sampling.sample_many(hi, rs)  # [n_kept]
     by_id = dict(zip(result.laid.tolist(), counts.tolist(), strict=True))
     bins = tuple(Bin(row.id, row.token, row.prob_kept, by_id[row.id], by_id[row.id] / n,

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..model import LanguageModel
+from ..step import context_ids
 
 
 def log_softmax(z: np.ndarray) -> np.ndarray:
@@ -18,14 +19,16 @@ def log_softmax(z: np.ndarray) -> np.ndarray:
 
 
 def token_log_probs(model: LanguageModel, ids: Sequence[int]) -> np.ndarray:
-    """Natural-log probability of each id given the ids before it, the first given an empty context: [n_ids].
+    """Natural-log probability of each id given the ids before it, the first given an empty prompt: [n_ids].
 
-    Each prefix is read as a step reads it (model.logits), so the KV cache runs only what is new
-    while the window fills; once it slides, every id costs a whole window.
+    Each prefix is read as a step after an empty prompt reads it (step.context_ids: the model's start token,
+    then the prefix), so the KV cache runs only what is new while the window fills; once it slides, every
+    id costs a whole window.
     """
     ids = [int(i) for i in ids]
     model.tokenizer.check_ids(ids)
-    return np.array([log_softmax(model.logits(ids[:i]))[token] for i, token in enumerate(ids)], dtype=np.float64)
+    return np.array([log_softmax(model.logits(context_ids(model, (), ids[:i])))[token] for i, token in enumerate(ids)],
+                    dtype=np.float64)
 
 
 def perplexity(model: LanguageModel, text: str) -> tuple[float, int]:

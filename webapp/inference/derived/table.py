@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 import numpy as np
 
-from .. import chain, sampling
+from .. import chain, exact, sampling
 from ..model import LanguageModel
 from ..settings import Settings
 from ..step import Step, generate, run_step
@@ -81,7 +82,8 @@ class StepResult:
     prompt_tokens: tuple[Token, ...]
     generated: tuple[int, ...]  # ids generated before this step
     step: int  # generation index: len(generated)
-    window_start: int  # first position the model read (sliding window)
+    context_ids: tuple[int, ...]  # what the forward pass was given: the start token of an empty prompt, then the text
+    window_start: int  # first position of the text (prompt and generated) the model read (sliding window)
     logits: np.ndarray = field(repr=False)  # [n_vocab]
     scaled: np.ndarray | None = field(repr=False)  # [n_vocab], None at T = 0
     probs: np.ndarray = field(repr=False)  # [n_vocab], before truncation
@@ -97,6 +99,7 @@ class StepResult:
     table: _Table = field(repr=False, compare=False)
     stages: tuple[chain.Stage, ...] = field(default=(), repr=False, compare=False)  # the chain, stage by stage
     laid: np.ndarray = field(default=None, repr=False, compare=False)  # [n_kept] ids in the ranges' order
+    pick_probs: np.ndarray = field(default=None, repr=False, compare=False)  # [n_vocab] r is read against (Step's)
     n_top: int = 0  # rows[:n_top] are the top rows by rank; any after them were added by showing()
 
     def row_of(self, token_id: int) -> Row:
@@ -132,9 +135,16 @@ class StepResult:
         """Whether the penalties changed any logit: then the table's z / T column is z' / T, z' = z after them."""
         return not np.array_equal(self.penalised, self.logits)
 
+    def ends(self, laid: np.ndarray) -> tuple[np.ndarray, float | Fraction]:
+        """The upper ends of the kept tokens' ranges laid in this order, and r as the pick compares it with them:
+        fractions and a typed r's decimal for typed probabilities (exact.py), else floats and r itself."""
+        _, hi = sampling.ranges(self.pick_probs, laid)  # [n_kept]
+        return hi, exact.compared_r(self.r, self.r_source, hi)
+
     @property
-    def context_ids(self) -> tuple[int, ...]:
-        return (*(t.id for t in self.prompt_tokens), *self.generated)
+    def n_read(self) -> int:
+        """How many ids the forward pass read: the last n_ctx of context_ids (an empty prompt's start token too)."""
+        return len(self.table.model.window(self.context_ids))
 
 
 def tabulate(model: LanguageModel, step: Step, n_rows: int = N_ROWS) -> StepResult:
@@ -144,11 +154,13 @@ def tabulate(model: LanguageModel, step: Step, n_rows: int = N_ROWS) -> StepResu
     rows = tuple(table.row(int(i)) for i in step.ranked[:n_rows])
     return StepResult(
         model=model.name, settings=step.settings, prompt=step.prompt, prompt_tokens=step.prompt_tokens,
-        generated=step.generated, step=len(step.generated), window_start=step.window_start, logits=step.logits,
+        generated=step.generated, step=len(step.generated), context_ids=step.context_ids,
+        window_start=step.window_start, logits=step.logits,
         scaled=table.scaled, probs=step.probs, probs_kept=step.probs_kept, rows=rows,
         rest=table.rest(step.ranked[:n_rows]), n_kept=len(kept_ranked), kept_mass=float(step.probs[kept_ranked].sum()),
         cuts=tuple(chain.cuts(step.stages, step.probs)), r=step.r, r_source=step.r_source,
         chosen=table.row(step.chosen_id), table=table, n_top=len(rows), stages=step.stages, laid=step.laid,
+        pick_probs=step.pick_probs,
     )
 
 

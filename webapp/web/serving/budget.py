@@ -32,7 +32,7 @@ from flask import Flask, abort, current_app, g
 
 from ...inference import InferenceError
 from ...inference.machinery import cost
-from ...inference.step import encode_prompt
+from ...inference.step import context_ids, encode_prompt
 from ..i18n.filters import fixed, thousands
 from ..i18n.translations import gettext as _
 from ..i18n.translations import ngettext
@@ -95,7 +95,7 @@ def request_work(policy: Policy, budget: Budget) -> tuple[cost.Work, str] | None
         if state is None:
             return None
         model = state_model(current_app.extensions["models"], state)
-        prompt_ids = [t.id for t in encode_prompt(model, state.prompt)]
+        prompt_ids = context_ids(model, encode_prompt(model, state.prompt))  # an empty prompt's start token too
     except InferenceError:
         return None
     if policy.work is Work.EXPORT:
@@ -103,7 +103,7 @@ def request_work(policy: Policy, budget: Budget) -> tuple[cost.Work, str] | None
         total = sum((w for w in works), cost.Work())
         return cost.Work(total.positions, total.passes, min(total.seconds, budget.seconds)), _("export")
     new_step = policy.work is Work.STEP
-    ids = [*prompt_ids, *(state.ids if new_step else screen_ids(state))]
+    ids = [*prompt_ids, *(state.ids if new_step else screen_ids(state))]  # what the step's forward pass is given
     work = cost.step_work(model, ids)
     if work.seconds > budget.heavy_seconds:  # worth asking what the KV cache holds
         work = cost.step_work(model, ids, cost.cached_positions(model, ids))

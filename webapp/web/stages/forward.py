@@ -170,7 +170,7 @@ def _read(screen: Screen) -> Markup:
         "tokens; a token's score is called its %(logit)s z.",
         "It read %(num)s tokens (words or pieces of words). Its vocabulary, every token it knows, has %(vocab)s "
         "tokens; a token's score is called its %(logit)s z.",
-        len(step.context_ids) - step.window_start,
+        step.n_read,
         vocab=thousands(screen.model.n_vocab),
         logit=term("logit"),
     )
