@@ -114,6 +114,13 @@ def test_clean_keeps_line_breaks_and_tabs():
     assert clean(" a\x00b\nc\td\x7f ") == "ab\nc\td"
 
 
+def test_half_a_character_is_dropped_so_that_the_lesson_can_be_written():
+    """JSON can hold a lone surrogate ("\\ud800"); UTF-8 cannot, so the file could not be written back."""
+    lesson = parse(lesson_text(title="a\ud800b", screens=[{"state": {"prompt\udc00": "x\udfff"}}]))
+    assert lesson.title == "ab" and lesson.screens[0].state == (("prompt", "x"),)
+    dumps(lesson).encode("utf-8")
+
+
 @pytest.mark.parametrize("name", BUNDLED)
 def test_every_bundled_lesson_reads_and_writes_back_the_same(name):
     lesson = bundled(name)

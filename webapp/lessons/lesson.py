@@ -183,8 +183,9 @@ def _limited(text: str, limit: str, key: str) -> str:
 
 
 def clean(text: str) -> str:
-    """Drop control characters but line breaks and tabs: 'a\\x00b\\nc' -> 'ab\\nc'."""
-    return "".join(c for c in text if c in "\n\t" or (c >= " " and c != "\x7f")).strip()
+    """Drop control characters but line breaks and tabs, and halves of a character that JSON can hold
+    ('\\ud800') but no file can: 'a\\x00b\\nc\\ud800' -> 'ab\\nc'."""
+    return "".join(c for c in text if c in "\n\t" or (" " <= c != "\x7f" and not "\ud800" <= c <= "\udfff")).strip()
 
 
 def dumps(lesson: Lesson) -> str:

@@ -20,7 +20,7 @@ from ...lessons.lesson import lesson_id as lesson_id_of
 from ..classroom import room_access as access
 from ..i18n.translations import gettext as _
 from ..url.parse import parse_state
-from ..url.state import State
+from ..url.state import PLAYER_KEYS, State
 
 KEPT = "l:"
 DEFAULTS = {
@@ -28,7 +28,6 @@ DEFAULTS = {
     "LESSON_KEEP_SECONDS": 90 * 86400,  # a term
     "LESSON_KEEPS_PER_HOUR": 60,
 }
-PLAYER_KEYS = ("lang", "view", "guide")  # what the player decides, whatever a screen's state says
 
 
 def configure(app: Flask) -> None:

@@ -6,6 +6,7 @@ The teacher's notes are in the overview and, in the teacher's view, in the bar: 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from flask import url_for
 from markupsafe import Markup
@@ -115,6 +116,19 @@ def file_name(lesson: Lesson) -> str:
     """'The article's example!' -> 'the-article-s-example.lesson.json'."""
     words = "".join(c.lower() if c.isalnum() else " " for c in lesson.title).split()
     return "-".join(words)[:60].strip("-") + ".lesson.json" if words else "lesson.json"
+
+
+def attachment(lesson: Lesson) -> str:
+    """The Content-Disposition of the lesson's file: its name in any script (RFC 6266), ASCII for old browsers.
+
+    >>> print(attachment(Lesson(title="Temperature", screens=())))
+    attachment; filename="temperature.lesson.json"; filename*=UTF-8''temperature.lesson.json
+    >>> print(attachment(Lesson(title="温度", screens=())))
+    attachment; filename="lesson.json"; filename*=UTF-8''%E6%B8%A9%E5%BA%A6.lesson.json
+    """
+    name = file_name(lesson)
+    plain = name if name.isascii() else "lesson.json"
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name)}"
 
 
 @dataclass(frozen=True)

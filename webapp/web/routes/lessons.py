@@ -1,7 +1,8 @@
 """Lessons: the bundled ones, a file a teacher opens, each screen played alone, the worksheet, the file itself.
 
 GET  /lessons                      the bundled lessons, "Open a lesson file", "Write a lesson"
-GET  /lessons/edit                 the editor: a lesson written in this browser (static/js/lessons.js)
+GET  /lessons/edit                 the editor: a lesson written in this browser (static/js/lesson_editor.js)
+GET  /lessons/screen?STATE         a screen of it, opened from the editor (at its public address)
 POST /lessons/read                 a lesson file's text, read as this app reads it (the editor opens files so)
 POST /lessons/open                 a lesson file (uploaded, or the editor's text): kept, then its page (303)
 GET  /lessons/NAME, /l/ID          a lesson's page: its screens, play, print, save, share
@@ -18,17 +19,19 @@ from dataclasses import replace
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request
 
-from ...inference.errors import N_
+from ...inference.errors import N_, InferenceError
 from ...lessons.lesson import MAX_BYTES, dumps, parse
 from ..classroom import room_support as rs
-from ..i18n.translations import current_language, lang_param
+from ..i18n.translations import current_language, error_message, lang_param
 from ..i18n.translations import gettext as _
 from ..lessons import lesson_access as access
+from ..lessons import lesson_editor as editing
 from ..lessons import lesson_view as view
-from ..serving.policy import Work, costs
+from ..serving.policy import Extra, Work, costs, from_query
 from ..stages.page import Stages, screen_context
 from ..stages.screen import build_screen
 from ..url import share
+from ..url.links import public_url
 from ..url.state import InvalidInput, State
 
 bp = Blueprint("lessons", __name__)
@@ -71,10 +74,22 @@ def index():
 
 
 @bp.get("/lessons/edit")
-@costs(Work.NONE)
+@costs(Work.STEP, extras=Extra.NONE, state=editing.charged_state)
 def edit():
-    """The editor: the lesson this browser is writing, screen by screen."""
-    return render_template("lessons/edit.html", lessons=view.bundled_list(lang_param()))
+    """The editor: the lesson this browser is writing, screen by screen (the screen in `add` added to it)."""
+    try:
+        page = editing.editor(request.args, lang_param())
+    except InferenceError as error:  # the page still opens, the lesson being written unchanged
+        page = editing.empty_editor(lang_param())
+        return render_template("lessons/edit.html", editor=page, problem=error_message(error)), 400
+    return render_template("lessons/edit.html", editor=page, problem=None)
+
+
+@bp.get("/lessons/screen")
+@costs(Work.NONE)
+def screen():
+    """A screen of the lesson being written, opened from the editor: at its public address, a hidden pick unnamed."""
+    return redirect(public_url(from_query()), code=303)
 
 
 def sent_file() -> bytes | str:
@@ -91,7 +106,9 @@ def sent_file() -> bytes | str:
 def read():
     """The lesson file as this app reads it (JSON), or why it is not one (400): the editor opens a file so."""
     lesson = parse(sent_file())
-    return current_app.response_class(dumps(lesson), content_type="application/json")
+    response = current_app.response_class(dumps(lesson), content_type="application/json; charset=utf-8")
+    response.headers["Content-Disposition"] = view.attachment(lesson)  # the name the editor saves it under
+    return response
 
 
 @bp.post("/lessons/open")
@@ -153,7 +170,7 @@ def file(name: str | None = None, lesson_id: str | None = None):
     found = lesson_found()
     lesson = found.lesson
     response = current_app.response_class(found.text or dumps(lesson), content_type="application/json; charset=utf-8")
-    response.headers["Content-Disposition"] = f'attachment; filename="{view.file_name(lesson)}"'
+    response.headers["Content-Disposition"] = view.attachment(lesson)
     return response
 
 

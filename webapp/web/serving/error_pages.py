@@ -46,6 +46,12 @@ def wants_json(path: str) -> bool:
     return path.startswith("/api/") or (path.startswith("/room/") and path.endswith(".json"))
 
 
+def asks_for_json() -> bool:
+    """A script that asks for JSON (Accept: application/json) gets its error so: the lesson editor reading a
+    file shows the message in its page. A browser's page, and htmx, ask for HTML."""
+    return request.accept_mimetypes.best == "application/json"
+
+
 def refuse_with_lead(lead: Markup) -> None:
     """Open this request's refusal with `lead` instead of the words for a screen ("Not changed:", "Could not show
     this screen:"): a vote's says what became of the vote ("Your vote was not counted:")."""
@@ -55,7 +61,7 @@ def refuse_with_lead(lead: Markup) -> None:
 def error_response(message: str, status: int, headers: dict | None = None):
     headers = dict(headers or {})
     message = brief(message)
-    if wants_json(request.path):
+    if wants_json(request.path) or asks_for_json():
         return {"error": message}, status, headers
     lead = g.get("refusal_lead")
     if request.headers.get("HX-Request") == "true":

@@ -1,4 +1,4 @@
-"""The share panel: this screen for the class (a QR code and a link), its downloads, and a class room.
+"""The share panel: this screen for the class (a QR code and a link), its downloads, a lesson, and a class room.
 
 Students scan the QR code or open the link and see this exact screen. When the teacher's page is
 served at 127.0.0.1 no phone can open either, and the panel says so, with the command that serves the
@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..url.links import share_url, state_links
+from ..url.links import lesson_add_url, share_url, state_links
 from ..url.share import reach
 from .screen import Screen
 
 
 @dataclass(frozen=True)
 class SharePanel:
-    """The QR code, whether phones can open its link, the link, the downloads, the room's way in."""
+    """The QR code, whether phones can open its link, the link, the downloads, the lesson's and the room's way in."""
 
     qr_code: str  # the QR code's image of this screen's link
     loopback: bool  # only this computer can open the link: the panel warns, with what to do
@@ -28,6 +28,7 @@ class SharePanel:
     export_run_csv: str  # one line per token
     export_csv: str  # the table on screen
     export_chain_csv: str  # the sampler chain of the step on screen
+    add_to_lesson: str  # the lesson editor, adding this screen to the lesson being written
     room_from: str  # the screen a class room starts from
 
 
@@ -44,5 +45,6 @@ def present(screen: Screen) -> SharePanel:
         export_run_csv=link("stepper.export_run_csv"),
         export_csv=link("stepper.export_csv"),
         export_chain_csv=link("stepper.export_chain_csv"),
+        add_to_lesson=lesson_add_url(screen.state),
         room_from=link("stepper.show"),
     )

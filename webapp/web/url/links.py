@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import replace
 from urllib.parse import urlsplit
 
-from flask import current_app, request
+from flask import current_app, request, url_for
 
 from ..i18n.translations import LanguageLink, current_language, switcher_links
 from .paths import path_for
 from .share import LOOPBACK
-from .state import QUERY_SAFE, SHARE_SAFE, State
+from .state import PLAYER_KEYS, QUERY_SAFE, SHARE_SAFE, State
 
 
 def public_base() -> str:
@@ -50,6 +50,29 @@ def share_url(state: State) -> str:
     page's language, English too: it opens in the sender's language on any phone.
     """
     return public_base() + public_url(replace(state, guide=False, teacher=False, lang=current_language()), SHARE_SAFE)
+
+
+def lesson_query(state: State) -> tuple[str, bool]:
+    """The screen's state as a lesson keeps it, and whether the editor must take the hidden pick again.
+
+    The state's own query string without what a lesson's player decides (PLAYER_KEYS); presenter mode stays (a
+    screen may be meant for the projector). A hidden pick is left out as public_url leaves it out: the query is
+    the state before the pick, and True says that Step from it (the same seeded or typed r) makes the screen.
+    """
+    leave_out = dict.fromkeys(PLAYER_KEYS)
+    if state.pick_hidden:
+        return state.unpicked().query_string(**leave_out), True
+    return state.query_string(**leave_out), False
+
+
+def lesson_add_url(state: State) -> str:
+    """The lesson editor's address that adds this screen to the lesson being written in the browser.
+
+    '/lessons/edit?add=prompt%3DThe%2Bgirl%26model%3Dausten-bigram...'; '&step=1' when a hidden pick is to be
+    taken again (lesson_query), so that the address, like the screen's own, never names the pick.
+    """
+    query, step = lesson_query(state)
+    return url_for("lessons.edit", add=query, step="1" if step else None, lang=state.lang)
 
 
 def state_links(state: State):

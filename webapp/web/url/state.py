@@ -47,6 +47,8 @@ HIDDEN_FIELDS = (
     "view",
     "lang",
 )
+# What a lesson's player decides, whatever a screen's state says: a lesson keeps none of them (lessons/).
+PLAYER_KEYS = ("lang", "view", "guide")
 TEACHER_VIEW = "teacher"  # view=teacher: every control open; the student's view (no `view`) folds some under More
 SAMPLE_MANY = (100, 1000, 10000)  # "Sample N times" from the step's final distribution
 PENALTIES = ("repetition_penalty", "presence_penalty", "frequency_penalty")
