@@ -29,9 +29,11 @@ ROOM = "ballot-token nick roster-name room-code address"
 # From the Python side (webapp/web): an error's message, a model's description, the rest row's
 # "4,980 cut", the text's marks ("¶ a paragraph break"); the surprise legend's "1–2 bits" is in .gen.
 PYTHON_SIDE = "error-message model-description rest-parts text-marks"
+# A lesson's own texts (its title, questions, notes), written in its language by its author (webapp/lessons).
+LESSON = "lesson-text"
 # The language switcher names each language in that language: English, Deutsch, 中文.
 SWITCHER = "languages"
-NOT_MESSAGES = set(f"{TOKENS_AND_TYPED} {ROOM} {PYTHON_SIDE} {SWITCHER}".split())
+NOT_MESSAGES = set(f"{TOKENS_AND_TYPED} {ROOM} {PYTHON_SIDE} {LESSON} {SWITCHER}".split())
 # Figures, ranges, arrows, punctuation and notation: one-letter variables and the formulas' functions.
 NUMBER = re.compile(r"\d[\d,.]*(?:e[+−-]?\d+)?")
 NOTATION = re.compile(r"^(?:[\W\d_⁰¹²³⁴⁵⁶⁷⁸⁹⁻]|\b(?:[A-Za-zθαΣ]|log|norm)\b)*$")
