@@ -213,14 +213,16 @@ class KeptNote:
 
 
 def kept_note(room: Room) -> KeptNote | None:
-    """The latest round kept while no round is open, for the panel to say it is not lost (rounds.py)."""
+    """The latest round kept while no round is open, for the panel to say it is not lost (rounds.py); None if it has
+    no vote yet (a lesson's voted screen left before anyone voted: nothing to lose)."""
     if room.round_open or room.ended:
         return None
     kept = kept_rounds(room)
     if not kept:
         return None
     last = kept[-1]
-    return KeptNote(last.number, last.step + 1, len(store().votes(room.code, last.number)))
+    n_votes = len(store().votes(room.code, last.number))
+    return KeptNote(last.number, last.step + 1, n_votes) if n_votes else None  # no vote, nothing to keep
 
 
 def board(room: Room, lesson: Lesson) -> list[Place] | None:

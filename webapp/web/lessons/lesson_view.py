@@ -5,7 +5,7 @@ The teacher's notes are in the overview and, in the teacher's view, in the bar: 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import quote
 
 from flask import url_for
@@ -108,8 +108,9 @@ def overview(found: Found, lang: str | None) -> Overview:
 
 
 def stepper_url(found: Found, i: int) -> str:
-    """Screen i's state on the stepper: what a room started from the lesson's page is charged for."""
-    return access.screen_state(found.lesson, i, None).url(path_for("stepper.show"))
+    """Screen i's state on the stepper: what a room started from the lesson's page is charged for. Never in presenter
+    mode: the teacher's page opens on the laptop, notes and all (presenter mode is a link away)."""
+    return replace(access.screen_state(found.lesson, i, None), present=False).url(path_for("stepper.show"))
 
 
 def file_name(lesson: Lesson) -> str:
