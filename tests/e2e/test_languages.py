@@ -142,6 +142,8 @@ SAME_WORDS = {
         "positive",  # "eine positive Zahl"
         "fair",  # "zufällig, aber fair"
         "lang",  # "so lang wie seine Wahrscheinlichkeit"
+        "also",  # "also schon mit zwei Bildschirmen"
+        "browser",  # "in diesem Browser"
     },
     "fr": {
         "plus",
