@@ -215,7 +215,8 @@
     var ids = (value(state, "ids") || "").split(",").filter(function (id) { return id.trim() !== ""; });
     return {
       model: value(state, "model") || root.getAttribute("data-default-model"),
-      prompt: prompt ? "“" + shortened(prompt, 60) + "”" : label("empty-prompt"),
+      prompt: value(state, "model") === "article" ? label("no-text")
+        : prompt ? "“" + shortened(prompt, 60) + "”" : label("empty-prompt"),
       temperature: value(state, "temperature") || "1.0",
       generated: String(ids.length),
     };

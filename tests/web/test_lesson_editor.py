@@ -55,7 +55,7 @@ def test_the_worked_examples_are_true():
 def test_the_share_panel_adds_the_screen_by_its_state_without_the_players_keys(client, three):
     doc = page(client, **BASE, ids=joined(three), present="1", temperature="0.7", lang="de", view="teacher",
                guide="1")
-    link = add_link(doc, "Diesen Bildschirm zu einer Stunde hinzufügen")
+    link = add_link(doc, "Diesen Bildschirm zu einer Lektion hinzufügen")
     assert urlsplit(link).path == "/lessons/edit" and "step" not in query_of(link)
     assert query_of(link)["lang"] == "de", "the editor opens in the screen's language"
     sent = dict(sent_state(link))
@@ -72,6 +72,15 @@ def test_the_editor_adds_the_screen_as_the_stepper_shows_it(client, three):
     assert root.attrs["data-add-title"] == "… a truth universally acknowledged"
     assert query_of(root.attrs["data-add-url"])["ids"] == joined(three)
 
+
+
+def test_an_article_screen_is_added_with_its_tokens_and_without_a_prompt(client):
+    link = add_link(page(client, model="article", vocab="cat,dog,bird", range_order="vocabulary", ids="1"))
+    doc = editor(client, link)
+    kept = dict(added_state(doc))
+    assert "prompt" not in kept, "the article's model reads no text: its screen holds none"
+    assert kept["vocab"] == "cat,dog,bird" and kept["ids"] == "1" and kept["model"] == "article"
+    assert doc.by_id("lesson-editor").attrs["data-add-title"] == ""
 
 def test_a_hidden_pick_is_never_in_the_add_address_and_the_editor_takes_it_again(client, model, three):
     pick = run_step_table(model, PROMPT, three, SETTINGS).chosen.id

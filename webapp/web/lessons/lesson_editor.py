@@ -21,6 +21,7 @@ from flask import current_app, request
 from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import HTTPException
 
+from ...inference.article import ARTICLE
 from ...inference.errors import N_
 from ...lessons.lesson import FORMAT, LIMITS, MAX_BYTES, MAX_SCREENS, VERSION, Lesson, Screen, dumps, parse
 from ..i18n.translations import current_language, lang_param
@@ -102,7 +103,9 @@ def added(args: MultiDict) -> Added | None:
     if args.get("step") == "1":
         state, _step = take_step(current_app.extensions["models"], state)
     state = replace(state, lang=None, teacher=False, guide=None)
-    kept = as_kept(Screen(state=tuple(state.query().items())))
+    # the article's model reads no text: its screen is its tokens and scores, the prompt no part of it
+    pairs = [(k, v) for k, v in state.query().items() if not (k == "prompt" and state.model == ARTICLE)]
+    kept = as_kept(Screen(state=tuple(pairs)))
     return Added(state=kept.state, state_json=json.dumps(kept.state, ensure_ascii=False),
                  title=prompt_title(dict(kept.state).get("prompt", "")), url=public_url(state, lang=lang_param()))
 
