@@ -92,6 +92,27 @@ def class_room(browser, url: str) -> None:
     phone.screenshot(path=str(ROOT / "docs" / "room-phone.png"))
 
 
+def lesson(browser, url: str) -> None:
+    """Bundled lesson 1 in a room: the projector and a phone on its second screen."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
+    teacher = context.new_page()
+    teacher.goto(url + "/lessons/article")
+    teacher.locator("form.inline-form button").click()  # Play it in a class room
+    expect(teacher).to_have_url(re.compile(r"/room/[A-Z0-9]{8}/teach\?"))
+    code = teacher.url.split("/room/")[1].split("/")[0]
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, reduced_motion="reduce").new_page()
+    phone.goto(f"{url}/join?code={code}")
+    phone.locator(".join-form button[type=submit]").click()
+    teacher.locator("#join-hide").click()
+    teacher.locator("#room-lesson button[data-lesson-key=PageDown]").click()
+    expect(teacher.locator("#room-lesson")).to_contain_text("screen 2 of")
+    teacher.goto(teacher.url.split("?")[0] + "?present=1")
+    teacher.screenshot(path=str(ROOT / "docs" / "lesson-projector.png"))
+    question = teacher.locator(".room-lesson .lesson-question").inner_text()
+    expect(phone.locator("#room-question")).to_contain_text(question)
+    phone.screenshot(path=str(ROOT / "docs" / "lesson-phone.png"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chromium", default="/usr/bin/chromium", help="the browser to drive")
@@ -108,6 +129,7 @@ def main() -> None:
                 browser = p.chromium.launch(executable_path=args.chromium)
                 stepper(browser, url)
                 class_room(browser, url)
+                lesson(browser, url)
                 browser.close()
         finally:
             server.terminate()
