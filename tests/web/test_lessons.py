@@ -272,3 +272,24 @@ def test_one_network_may_open_so_many_new_lessons_an_hour(tmp_path) -> None:
     client = small_app(tmp_path / "b", LESSON_KEEPS_PER_HOUR=2).test_client()
     assert [upload(client, t).status_code for t in texts] == [303, 303, 429]
     assert "too many lessons" in upload(client, texts[2]).data.decode()
+
+
+def test_two_voted_screens_on_the_same_step_are_two_rounds(app) -> None:
+    article = {"model": "article", "range_order": "vocabulary"}
+    screens = [{"title": "r = 0.1", "state": {**article, "r": "0.1"}, "question": "A, B or C?", "vote": True},
+               {"title": "r = 0.3", "state": {**article, "r": "0.3"}, "question": "And now?", "vote": True}]
+    found = upload(app.test_client(), lesson_json(screens=screens)).headers["Location"].split("?")[0]
+    teacher = app.test_client()
+    answer = teacher.post("/room", data={"from": "/?model=article", "lesson": "l:" + found.split("/")[-1]},
+                          headers=ORIGIN)
+    code = answer.headers["Location"].split("/")[2]
+    ada = join(app, code, "Ada")
+    first = results(teacher, code)
+    assert first["round_open"] and "ids=1" in first["state"]  # r = 0.1 picks B, hidden
+    assert ada.post(f"/room/{code}/vote", data={"round": str(first["round"]), "token": "1"},
+                    headers=ORIGIN).status_code in (200, 303)
+    assert go(teacher, code, 2).status_code == 303
+    second = results(teacher, code)
+    assert second["round_open"] and second["round"] == first["round"] + 1 and "ids=2" in second["state"]
+    assert second["open_votes"] == 0, "the second question starts with no votes"
+    assert [k["round"] for k in second["kept"]] == [first["round"]], "the first question's vote is kept"

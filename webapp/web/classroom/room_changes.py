@@ -38,15 +38,27 @@ def votes_turned(state: State, on: bool, round_open: bool) -> State:
     return replace(state, predict=False, revealed=False)
 
 
-def picks_on_screen(state: State) -> Picks:
-    """The model's picks the screen hides and shows, by step key (rounds.picks)."""
-    return picks(state.prompt, state.model, state.ids, state.forced, state.pick_hidden)
+def picks_on_screen(state: State, lesson_screen: str = "") -> Picks:
+    """The model's picks the screen hides and shows, by step key (rounds.picks).
+
+    In a lesson, the lesson's screen is part of each step's key: two voted screens on the same step (the article's
+    three tokens with r = 0.1, then with r = 0.3) are two questions, each with a round of its own; within one
+    screen, Back and Step keep its round as they always do.
+    """
+    model = f"{state.model}\x1f{lesson_screen}" if lesson_screen else state.model
+    return picks(state.prompt, model, state.ids, state.forced, state.pick_hidden)
+
+
+def lesson_screen_of(room: Room) -> str:
+    """'article#4' for screen 4 of the bundled lesson 'article'; '' when the room plays no lesson."""
+    return f"{room.lesson}#{room.lesson_screen}" if room.lesson else ""
 
 
 def apply(room: Room, state: State, action: str, **changes) -> Room:
     """Store the teacher's new screen and whatever it does to the vote (room/teacher.py)."""
-    on_screen = picks_on_screen(state)
-    change = next_round(replace(room, **changes), on_screen, action)
+    after = replace(room, **changes)
+    on_screen = picks_on_screen(state, lesson_screen_of(after))
+    change = next_round(after, on_screen, action)
     if change.new and change.n_rounds > rs.rounds_allowed(room):
         abort(409, description=_("this room has held as many votes as one room may (its rounds times its "
                                  "students); turn class votes off to go on, or start a new room."))
