@@ -196,6 +196,7 @@ def test_a_room_plays_the_lesson_screen_by_screen_and_notes_never_reach_a_studen
     assert f"{NOTE} one" in teach and "screen 1 of 4" in teach
     seen = every_byte(ada, code)
     assert "Which word comes next?" in seen and NOTE not in seen and "screen 1 of 4" not in seen
+    assert 'href="/lessons' not in seen and 'href="/l/' not in seen, "no way from a student's page to the notes"
     assert not results(teacher, code)["round_open"]
 
     assert go(teacher, code, 2).status_code == 303  # a voted screen: class votes on, its round open at once
