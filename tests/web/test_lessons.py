@@ -294,3 +294,11 @@ def test_two_voted_screens_on_the_same_step_are_two_rounds(app) -> None:
     assert second["round_open"] and second["round"] == first["round"] + 1 and "ids=2" in second["state"]
     assert second["open_votes"] == 0, "the second question starts with no votes"
     assert [k["round"] for k in second["kept"]] == [first["round"]], "the first question's vote is kept"
+
+
+def test_a_screen_meant_for_the_projector_is_a_students_own_screen_when_played_alone(app) -> None:
+    screens = [{"title": "Big", "state": {"model": "austen-bigram", "present": "1"}, "question": "Q?"}]
+    found = upload(app.test_client(), lesson_json(screens=screens)).headers["Location"].split("?")[0]
+    student = app.test_client().get(found + "/1").data.decode()
+    teacher = app.test_client().get(found + "/1?view=teacher").data.decode()
+    assert 'class="stepper"' in student and 'class="stepper present"' in teacher

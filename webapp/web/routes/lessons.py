@@ -62,8 +62,15 @@ def played(figure: bool = False) -> State | None:
     i = screen_index(found, request.view_args["n"])
     if access.screen_problem(found.lesson, i):
         return None
-    state = access.screen_state(found.lesson, i, lang_param(), teacher=request.args.get("view") == "teacher")
+    state = alone(found, i, teacher=request.args.get("view") == "teacher")
     return replace(state, predict=False, inside=False, many=None, surprise=False) if figure else state
+
+
+def alone(found: access.Found, i: int, teacher: bool) -> State:
+    """Screen i played alone: a student's own screen keeps every explanation (presenter mode, the projector's
+    large type without them, is the teacher's: kept in the teacher's view, view=teacher)."""
+    state = access.screen_state(found.lesson, i, lang_param(), teacher)
+    return state if teacher else replace(state, present=False)
 
 
 @bp.get("/lessons")
@@ -139,7 +146,7 @@ def play(n: int, name: str | None = None, lesson_id: str | None = None):
     bar = view.bar(found, i, lang_param(), teacher)
     if bar.problem:
         return render_template("lessons/unplayable.html", bar=bar)
-    screen = build_screen(models(), access.screen_state(found.lesson, i, lang_param(), teacher))
+    screen = build_screen(models(), alone(found, i, teacher))
     return render_template("lessons/play.html", **screen_context(screen), lesson_bar=bar, animate=False)
 
 
