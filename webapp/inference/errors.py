@@ -41,7 +41,7 @@ class InferenceError(ValueError):
 
 
 class InvalidSetting(InferenceError):
-    """A sampling setting (temperature, top-k, top-p, min-p, seed, r) is out of range."""
+    """A setting is out of range: temperature, top-k, top-p, min-p, seed, r; a class model's k or weight."""
 
 
 class InvalidTokenIds(InferenceError):
@@ -54,3 +54,7 @@ class PromptTooLong(InferenceError):
 
 class UnknownModel(InferenceError):
     """No model has the requested name."""
+
+
+class InvalidSentence(InferenceError):
+    """A class's sentence is empty or over a limit, or the round holds too many (class_bigram.py)."""
