@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from webapp.inference import Settings, generate
 from webapp.inference.bigram import BigramModel
 from webapp.inference.class_bigram import (
     DEFAULT_K,
@@ -219,3 +220,11 @@ def test_the_rounds_limits():
         check_room_for(0, MAX_SENTENCES)
     with pytest.raises(InvalidSentence, match="the round"):
         ClassBigram.build(["a"] * (MAX_SENTENCES + 1))
+
+
+def test_the_stepper_runs_either_model(austen):
+    model = ClassBigram.build(["We like school lunch.", "School lunch is good."])
+    for each in (model, MixedBigram(model, austen, 0.5)):
+        steps = generate(each, "", 5, Settings(seed=1))
+        assert steps[0].context_ids == (model.tokenizer.id_of("<s>"),)  # a text starts as a sentence does
+        np.testing.assert_allclose(steps[0].probs, softmax(each.logits([])), rtol=1e-12)
