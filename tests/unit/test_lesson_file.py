@@ -162,3 +162,9 @@ def test_what_the_schema_refuses_the_app_refuses(raw):
         jsonschema.validate(raw, SCHEMA)
     with pytest.raises(LessonRefused):
         parse(json.dumps(raw))
+
+
+def test_a_states_value_keeps_its_spaces_while_texts_are_trimmed():
+    lesson = parse(lesson_text(screens=[{"title": " one ", "state": {"prompt": "It is a "}}]))
+    assert lesson.screens[0].state == (("prompt", "It is a "),) and lesson.screens[0].title == "one"
+    assert parse(dumps(lesson)) == lesson

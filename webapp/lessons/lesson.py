@@ -160,7 +160,7 @@ def _screen(raw: dict, n: int) -> Screen:
         if isinstance(value, bool) or not isinstance(value, str | int | float):
             raise LessonRefused(N_("screen %(n)s: the state's %(key)s must be text or a number"), n=n,
                                 key=repr(key[:40]))
-        pairs.append((clean(key)[:40], _limited(clean(str(value)), "state value", clean(key)[:40])))
+        pairs.append((clean(key)[:40], _limited(clean(str(value), strip=False), "state value", clean(key)[:40])))
     vote = raw.get("vote", False)
     if not isinstance(vote, bool):
         raise LessonRefused(N_("screen %(n)s: \"vote\" must be true or false"), n=n)
@@ -182,10 +182,12 @@ def _limited(text: str, limit: str, key: str) -> str:
     return text
 
 
-def clean(text: str) -> str:
+def clean(text: str, strip: bool = True) -> str:
     """Drop control characters but line breaks and tabs, and halves of a character that JSON can hold
-    ('\\ud800') but no file can: 'a\\x00b\\nc\\ud800' -> 'ab\\nc'."""
-    return "".join(c for c in text if c in "\n\t" or (" " <= c != "\x7f" and not "\ud800" <= c <= "\udfff")).strip()
+    ('\\ud800') but no file can: 'a\\x00b\\nc\\ud800' -> 'ab\\nc'. A state's value keeps its spaces (strip=False):
+    a prompt ending in a space is another prompt."""
+    kept = "".join(c for c in text if c in "\n\t" or (" " <= c != "\x7f" and not "\ud800" <= c <= "\udfff"))
+    return kept.strip() if strip else kept
 
 
 def dumps(lesson: Lesson) -> str:
