@@ -45,14 +45,13 @@ class Received:
         return any(text in body for body in self.bodies)
 
 
-def join_in_german(browser: Browser, url: str, code: str) -> tuple[Page, BrowserContext]:
-    context = new_context(browser, url, viewport=PHONE, locale="de-DE")
+def join_in_german(context: BrowserContext, url: str, code: str) -> Page:
     page = context.new_page()
     page.goto(f"{url}/join?code={code}")
     page.locator("#nickname").fill("Jonas")
     page.locator(".join-form button[type=submit]").click()
     expect(page).to_have_url(f"{url}/room/{code}")
-    return page, context
+    return page
 
 
 def test_lesson_one_played_in_a_room_reaches_every_phone_and_keeps_the_notes_on_the_laptop(
@@ -66,12 +65,14 @@ def test_lesson_one_played_in_a_room_reaches_every_phone_and_keeps_the_notes_on_
     expect(teacher).to_have_url(re.compile(r"/room/[A-Z0-9]{8}/teach"))
     code = teacher.url.split("/room/")[1].split("/")[0]
 
+    # Every body each student's browser receives is kept from the moment it opens, its join and first page too.
     anna_context = new_context(browser, url, viewport=PHONE)
-    anna = join(anna_context, url, code, "Anna")
-    jonas, jonas_context = join_in_german(browser, url, code)
+    jonas_context = new_context(browser, url, viewport=PHONE, locale="de-DE")
     quiet_context = new_context(browser, url, java_script_enabled=False)
-    quiet = join(quiet_context, url, code, "no-js")
     received = [Received(c) for c in (anna_context, jonas_context, quiet_context)]
+    anna = join(anna_context, url, code, "Anna")
+    jonas = join_in_german(jonas_context, url, code)
+    quiet = join(quiet_context, url, code, "no-js")
     teacher.get_by_role("link", name="Start the lesson").click()
 
     n = len(english.screens)
