@@ -228,3 +228,11 @@ def test_a_typed_word_loses_its_control_characters_before_it_is_read_or_shown_ba
     with pytest.raises(GuessRefused) as refused:
         guess_token(bigram, "zyx\u202ewvutq\x00")
     assert refused.value.params["word"] == "zyxwvutq"
+
+
+def test_a_scope_gives_the_same_step_a_key_of_its_own_and_none_leaves_the_keys_as_they_were():
+    ids = (4, 2, 9)
+    assert step_keys("p", "m", ids, scope="article#4") == [step_key("p", "m", ids[:j], "article#4") for j in range(3)]
+    assert step_key("p", "m", (4,), "article#4") != step_key("p", "m", (4,), "article#5") != step_key("p", "m", (4,))
+    assert step_key("p", "m", (4,), "") == step_key("p", "m", (4,))
+    assert picks("p", "m", ids, (False,) * 3, True, scope="s").hidden == step_key("p", "m", ids[:2], "s")

@@ -42,12 +42,12 @@ OPEN, KEPT, REVEALED = "open", "kept", "revealed"
 KEY_CHARS = 16  # 64 bits: a room holds at most a few thousand steps, so two never share a key by chance
 
 
-def step_keys(prompt: str, model: str, ids: Sequence[int]) -> list[str]:
+def step_keys(prompt: str, model: str, ids: Sequence[int], scope: str = "") -> list[str]:
     """The key of each step of a text: keys[j] names step j, the pick of ids[j], by the text before it.
 
-    keys[j] == step_key(prompt, model, ids[:j]); one hash carried along, so a long text costs one pass.
+    keys[j] == step_key(prompt, model, ids[:j], scope); one hash carried along, so a long text costs one pass.
     """
-    running = hashlib.sha256("\x1f".join((model, prompt, "")).encode("utf-8"))
+    running = hashlib.sha256("\x1f".join(_named(scope, model, prompt, "")).encode("utf-8"))
     keys = []
     for j, token in enumerate(ids):
         keys.append(running.hexdigest()[:KEY_CHARS])
@@ -55,10 +55,16 @@ def step_keys(prompt: str, model: str, ids: Sequence[int]) -> list[str]:
     return keys
 
 
-def step_key(prompt: str, model: str, before: Sequence[int]) -> str:
-    """Name a step by what the class guesses from: the prompt, the model and the ids before the pick."""
-    text = "\x1f".join((model, prompt, ",".join(map(str, before))))
+def step_key(prompt: str, model: str, before: Sequence[int], scope: str = "") -> str:
+    """Name a step by what the class guesses from: the prompt, the model and the ids before the pick, within its
+    scope: a lesson's screen ('article#4') asks its own question, even of a step another screen asked about."""
+    text = "\x1f".join(_named(scope, model, prompt, ",".join(map(str, before))))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:KEY_CHARS]
+
+
+def _named(scope: str, *parts: str) -> tuple[str, ...]:
+    """What a key hashes: the parts, after the scope if there is one (a room's keys without one stay as they were)."""
+    return (scope, *parts) if scope else parts
 
 
 @dataclass(frozen=True)
@@ -70,10 +76,11 @@ class Picks:
     shown: Mapping[str, int] = field(default_factory=dict)  # key -> generation index of each pick in view
 
 
-def picks(prompt: str, model: str, ids: Sequence[int], forced: Sequence[bool], last_hidden: bool) -> Picks:
+def picks(prompt: str, model: str, ids: Sequence[int], forced: Sequence[bool], last_hidden: bool,
+          scope: str = "") -> Picks:
     """What a screen of these ids shows of the model's picks: every one in the text, but a hidden last one,
-    and none the teacher chose by hand (forced)."""
-    keys = step_keys(prompt, model, ids)
+    and none the teacher chose by hand (forced). `scope` as step_key takes it."""
+    keys = step_keys(prompt, model, ids, scope)
     last = len(ids) - 1
     hiding = last_hidden and last >= 0
     shown = {keys[j]: j for j in range(len(ids)) if not forced[j] and not (hiding and j == last)}

@@ -27,7 +27,7 @@ from ...room.store import Room
 from ...room.votes import Place, tally
 from ..i18n.filters import thousands
 from ..i18n.labels import token_labels
-from ..lessons.lesson_view import LessonChoice, RoomLesson
+from ..lessons.lesson_in_room import LessonChoice, RoomLesson
 from ..url.links import public_url
 from ..url.share import reach
 from ..url.state import State

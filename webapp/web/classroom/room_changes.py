@@ -41,12 +41,11 @@ def votes_turned(state: State, on: bool, round_open: bool) -> State:
 def picks_on_screen(state: State, lesson_screen: str = "") -> Picks:
     """The model's picks the screen hides and shows, by step key (rounds.picks).
 
-    In a lesson, the lesson's screen is part of each step's key: two voted screens on the same step (the article's
-    three tokens with r = 0.1, then with r = 0.3) are two questions, each with a round of its own; within one
-    screen, Back and Step keep its round as they always do.
+    In a lesson, the lesson's screen is the keys' scope: two voted screens on the same step (the article's three
+    tokens with r = 0.1, then with r = 0.3) are two questions, each with a round of its own; within one screen,
+    Back and Step keep its round as they always do.
     """
-    model = f"{state.model}\x1f{lesson_screen}" if lesson_screen else state.model
-    return picks(state.prompt, model, state.ids, state.forced, state.pick_hidden)
+    return picks(state.prompt, state.model, state.ids, state.forced, state.pick_hidden, scope=lesson_screen)
 
 
 def lesson_screen_of(room: Room) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from flask import Flask, abort, current_app
+from flask import Flask, abort, current_app, g
 from werkzeug.datastructures import MultiDict
 
 from ...inference import InferenceError
@@ -44,10 +44,6 @@ class Found:
     text: str = ""  # a kept lesson's file as kept: written by dumps, or as sent when a newer app wrote it
 
     @property
-    def bundled(self) -> bool:
-        return not self.ref.startswith(KEPT)
-
-    @property
     def kept_id(self) -> str | None:
         return self.ref[len(KEPT):] if self.ref.startswith(KEPT) else None
 
@@ -58,15 +54,22 @@ def is_kept_id(text: str) -> bool:
 
 
 def find(ref: str, lang: str) -> Found:
-    """The lesson a ref names, a bundled one in `lang`; 404 if there is none (or it expired)."""
+    """The lesson a ref names, a bundled one in `lang`; 404 if there is none (or it expired).
+
+    A kept lesson is read from the store (and kept longer) once per request: the work budget, the view and its
+    presenters all ask for it.
+    """
     if ref in BUNDLED:
         return Found(ref, bundled(ref, lang))
-    lesson_id = ref[len(KEPT):] if ref.startswith(KEPT) else ""
-    text = access.store().kept_lesson(lesson_id, access.now(), seconds()) if is_kept_id(lesson_id) else None
-    if text is None:
-        abort(404, description=_("there is no lesson at this address: it may have expired (a lesson is kept "
-                                 "%(days)s days after it was last opened). Open its file again.", days=days()))
-    return Found(ref, parse(text), text)
+    found = g.setdefault("kept_lessons", {})
+    if ref not in found:
+        lesson_id = ref[len(KEPT):] if ref.startswith(KEPT) else ""
+        text = access.store().kept_lesson(lesson_id, access.now(), seconds()) if is_kept_id(lesson_id) else None
+        if text is None:
+            abort(404, description=_("there is no lesson at this address: it may have expired (a lesson is kept "
+                                     "%(days)s days after it was last opened). Open its file again.", days=days()))
+        found[ref] = Found(ref, parse(text), text)
+    return found[ref]
 
 
 def keep(lesson: Lesson, text: str) -> Found:

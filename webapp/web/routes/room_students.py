@@ -30,7 +30,7 @@ from ..classroom import student_view
 from ..i18n.labels import token_labels
 from ..i18n.translations import gettext as _
 from ..i18n.translations import lang_param
-from ..lessons import lesson_view
+from ..lessons import lesson_in_room
 from ..serving.error_pages import refuse_with_lead
 from ..serving.htmx import is_htmx
 from ..serving.policy import Work, costs
@@ -127,7 +127,7 @@ def follow_context(room: Room) -> dict:
             **screen_context(screen),
             "status": student_view.status(room, screen),
             "ballot": student_view.ballot(room, screen),
-            "question": lesson_view.class_question(room.lesson, room.lesson_screen),
+            "question": lesson_in_room.class_question(room.lesson, room.lesson_screen),
         }
 
     return rs.student_screen(room, build)

@@ -37,7 +37,7 @@ from ..classroom import room_support as rs
 from ..classroom.room_changes import apply, lesson_going_on, show_lesson_screen, votes_turned
 from ..i18n.translations import current_language
 from ..i18n.translations import gettext as _
-from ..lessons import lesson_access, lesson_view
+from ..lessons import lesson_access, lesson_in_room
 from ..serving.htmx import is_htmx
 from ..serving.policy import Work, costs
 from ..stages.page import screen_context
@@ -139,8 +139,8 @@ def room_panel(room: Room, presenting: bool | None = None, joining: bool = False
         joining=joining,
         on_screen=state,
         kept=rs.kept_note(room),
-        played=lesson_view.room_lesson(room.lesson, room.lesson_screen, url_for(".lesson_go", code=room.code)),
-        choice=lesson_view.lesson_choice(url_for(".play_lesson", code=room.code)),
+        played=lesson_in_room.room_lesson(room.lesson, room.lesson_screen, url_for(".lesson_go", code=room.code)),
+        choice=lesson_in_room.lesson_choice(url_for(".play_lesson", code=room.code)),
     )
 
 
@@ -278,7 +278,7 @@ def lesson_target() -> State | None:
     if not access.knows_room(code):
         return None
     room = rs.find_room(code)
-    played = lesson_view.playing(room.lesson, read_screen_number() - 1, current_language())
+    played = lesson_in_room.playing(room.lesson, read_screen_number() - 1, current_language())
     if played is None or lesson_access.screen_problem(played[0].lesson, played[1]):
         return None
     state = lesson_access.screen_state(played[0].lesson, played[1], None)
@@ -315,7 +315,7 @@ def lesson_go(code: str):
     rs.check_origin()
     room = lesson_going_on(rs.teacher_room(code))
     rs.limit(f"change:{code}", current_app.config["ROOM_CHANGES_PER_MINUTE"])
-    played = lesson_view.playing(room.lesson, read_screen_number() - 1, current_language())
+    played = lesson_in_room.playing(room.lesson, read_screen_number() - 1, current_language())
     if played is None:
         abort(409, description=_("this room plays no lesson with that screen; choose a lesson first."))
     show_lesson_screen(room, *played)
