@@ -397,6 +397,16 @@ def test_kept_lessons_are_bounded_but_keeping_one_again_is_not_refused(store) ->
     assert store.kept_lesson("b", T0 + 101, seconds=100) is None
 
 
+def test_kept_texts_are_a_shelf_of_their_own_beside_the_lessons(store) -> None:
+    assert store.keep_lesson("a", "lesson", T0, max_lessons=1, seconds=100)
+    assert store.keep_text("a", "We like lunch.", T0, max_texts=1, seconds=100)  # same id, other shelf, own bound
+    assert not store.keep_text("b", "Hi.", T0, max_texts=1, seconds=100)
+    assert store.kept_text("a", T0 + 50, seconds=100) == "We like lunch."
+    assert store.kept_lesson("a", T0 + 50, seconds=100) == "lesson"
+    assert store.kept_text("a", T0 + 151, seconds=100) is None  # read at 50: kept until 150
+    assert store.keep_text("b", "Hi.", T0 + 151, max_texts=1, seconds=100)
+
+
 def test_a_room_plays_a_lesson_screen_by_screen(store) -> None:
     store.create(new_room(), 10)
     room = store.update(store.get("ABCDEFGH", T0), T0, lesson="article", lesson_screen=3)

@@ -59,6 +59,14 @@ MAX_SENTENCES = 400  # a round's total: 40 students * 10, which bounds the vocab
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")  # can reorder the text around them
 
 
+def squeeze(text: str) -> str:
+    """Control and bidi characters dropped (line breaks and tabs become spaces, as do lone surrogates), spaces
+    squeezed: 'We\tlike\x00 lunch.\n' -> 'We like lunch.'"""
+    kept = "".join(" " if c.isspace() or "\ud800" <= c <= "\udfff" else c for c in text
+                   if not (unicodedata.category(c) == "Cc" and not c.isspace()) and c not in _BIDI)
+    return re.sub(r"\s+", " ", kept).strip()
+
+
 def clean_sentence(text: str) -> str:
     """Strip control characters (line breaks and tabs become spaces), squeeze spaces; check the limits.
 
@@ -69,9 +77,7 @@ def clean_sentence(text: str) -> str:
     ...
     webapp.inference.errors.InvalidSentence: a sentence has at most 50 words and punctuation marks; this one has 51
     """
-    kept = "".join(" " if c.isspace() else c for c in text
-                   if not (unicodedata.category(c) == "Cc" and not c.isspace()) and c not in _BIDI)
-    sentence = re.sub(r"\s+", " ", kept).strip()
+    sentence = squeeze(text)
     if len(sentence) > MAX_SENTENCE_CHARS:
         raise InvalidSentence(N_("a sentence has at most %(limit)s characters; this one has %(n)s"),
                               limit=MAX_SENTENCE_CHARS, n=len(sentence))
@@ -149,12 +155,16 @@ class ClassBigram(BigramModel):
         self.n_sentences = n_sentences
 
     @classmethod
-    def build(cls, sentences: Sequence[str], k: float = DEFAULT_K, name: str = CLASS) -> ClassBigram:
-        """Clean and count the sentences (InvalidSentence if one is over a limit, or there are too many)."""
+    def build(cls, sentences: Sequence[str], k: float = DEFAULT_K, name: str = CLASS,
+              limits: bool = True) -> ClassBigram:
+        """Clean and count the sentences (InvalidSentence if one is over a limit, or there are too many).
+
+        A pasted text's sentences (limits=False) are bounded by the text's size instead (class_text.py)."""
         k = check_k(k)
-        if len(sentences) > MAX_SENTENCES:
+        if limits and len(sentences) > MAX_SENTENCES:
             raise InvalidSentence(N_("the round holds at most %(limit)s sentences"), limit=MAX_SENTENCES)
-        pieces = [[piece for piece, _, _ in split(clean_sentence(s))] for s in sentences]
+        clean = clean_sentence if limits else squeeze
+        pieces = [[piece for piece, _, _ in split(clean(s))] for s in sentences]
         words = Counter(piece for sentence in pieces for piece in sentence if piece not in (*SPECIALS, BOUNDARY))
         tokenizer = ClassTokenizer([*SPECIALS, BOUNDARY, *(w for w, _ in words.most_common())])
         ids = [tokenizer.boundary_id]
@@ -164,6 +174,13 @@ class ClassBigram(BigramModel):
         model = cls.from_ids(name, tokenizer, np.array(ids), k, description)
         model.n_sentences = len(sentences)
         return model
+
+    def with_k(self, k: float) -> ClassBigram:
+        """The same counts smoothed with another k."""
+        if k == self.k:
+            return self
+        return ClassBigram(self.name, self.tokenizer, self.indptr, self.indices, self.counts, check_k(k),
+                           self.description, n_sentences=self.n_sentences)
 
     def counted(self, ids: Sequence[int]) -> Counted:
         """The counts the step after ids reads: its previous token's row."""
@@ -214,7 +231,7 @@ class MixedBigram(LanguageModel):
         if not (isinstance(w, (int, float)) and 0 <= w <= 1):
             raise InvalidSetting(N_("the class's weight must be from 0 to 1, not %(value)s"), value=str(w))
         self.class_model, self.other, self.w = class_model, other, float(w)
-        self.name = f"{class_model.name}+{other.name}"
+        self.name = class_model.name  # the model the URL names; w says it is mixed
         self.description = f"The class's bigram ({w:g}) mixed with {other.name} ({1 - w:g})."
         self.tokenizer = class_model.tokenizer
         self.start_id = class_model.start_id

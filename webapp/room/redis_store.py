@@ -14,6 +14,7 @@ Keys, for a room with code C (every one expires idle_seconds after the teacher's
     tbt:secret            the signing secret (no expiry)
     tbt:lesson:ID         hash: a kept lesson's file and when it expires, `seconds` after it was last kept or read
     tbt:lessons           sorted set: lesson id -> when it expires, to bound the lessons kept
+    tbt:text:ID, tbt:texts  the same for the sentences class models are counted from
 
 The compare-and-set update, the vote (only while its round is open), the bounded join and closing a
 round with its result are Lua scripts, so each is atomic whichever process on whichever machine runs it.
@@ -48,7 +49,8 @@ MAX_COUNTS = 3  # counts of a round whose votes changed meanwhile (only after CL
 FAILURES = (redis.ConnectionError, redis.TimeoutError)  # Redis not answering, as opposed to refusing a command
 BUCKET = "tbt:bucket:"
 LESSON, LESSONS = "tbt:lesson:", "tbt:lessons"
-# KEYS: the lesson, the index; ARGV: now, max_lessons, seconds, id, text
+TEXT, TEXTS = "tbt:text:", "tbt:texts"
+# KEYS: the file (a lesson or a text), its shelf's index; ARGV: now, max_files, seconds, id, text
 KEEP_LESSON = """
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
 if not redis.call('ZSCORE', KEYS[2], ARGV[4]) and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 0 end
@@ -414,6 +416,15 @@ class RedisStore(RoomStore):
     @answering
     def kept_lesson(self, lesson_id: str, now: float, seconds: float) -> str | None:
         return self._read_lesson(keys=[LESSON + lesson_id, LESSONS], args=[now, max(1, int(seconds)), lesson_id])
+
+    @answering
+    def keep_text(self, text_id: str, text: str, now: float, max_texts: int, seconds: float) -> bool:
+        ttl = max(1, int(seconds))
+        return bool(self._keep_lesson(keys=[TEXT + text_id, TEXTS], args=[now, max_texts, ttl, text_id, text]))
+
+    @answering
+    def kept_text(self, text_id: str, now: float, seconds: float) -> str | None:
+        return self._read_lesson(keys=[TEXT + text_id, TEXTS], args=[now, max(1, int(seconds)), text_id])
 
     @answering
     def purge(self, now: float) -> int:

@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS buckets (
     key TEXT PRIMARY KEY, tokens REAL NOT NULL, stamp REAL NOT NULL, full REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS lessons (id TEXT PRIMARY KEY, text TEXT NOT NULL, expires REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS texts (id TEXT PRIMARY KEY, text TEXT NOT NULL, expires REAL NOT NULL);
 """
 BOOLEANS = ("votes_on", "round_open", "leaderboard", "tally_shown", "ended")
 # Columns added since the first release, with their definitions: a file an older server made gets them on opening
@@ -273,26 +274,39 @@ class SQLiteStore(RoomStore):
         return self.db.execute("SELECT value FROM secrets WHERE name = 'sign'").fetchone()[0]
 
     @writes
-    def keep_lesson(self, lesson_id: str, text: str, now: float, max_lessons: int, seconds: float) -> bool:
+    def _keep(self, table: str, file_id: str, text: str, now: float, max_files: int, seconds: float) -> bool:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute("DELETE FROM lessons WHERE expires <= ?", (now,))
-            kept = db.execute("SELECT 1 FROM lessons WHERE id = ?", (lesson_id,)).fetchone()
-            if not kept and db.execute("SELECT count(*) FROM lessons").fetchone()[0] >= max_lessons:
+            db.execute(f"DELETE FROM {table} WHERE expires <= ?", (now,))
+            kept = db.execute(f"SELECT 1 FROM {table} WHERE id = ?", (file_id,)).fetchone()
+            if not kept and db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] >= max_files:
                 return False
-            db.execute("INSERT INTO lessons (id, text, expires) VALUES (?, ?, ?) "
-                       "ON CONFLICT (id) DO UPDATE SET expires = excluded.expires", (lesson_id, text, now + seconds))
+            db.execute(f"INSERT INTO {table} (id, text, expires) VALUES (?, ?, ?) "
+                       "ON CONFLICT (id) DO UPDATE SET expires = excluded.expires",
+                       (file_id, text, now + seconds))
             return True
         finally:
             db.execute("COMMIT")
 
-    def kept_lesson(self, lesson_id: str, now: float, seconds: float) -> str | None:
-        row = self.db.execute("SELECT text FROM lessons WHERE id = ? AND expires > ?", (lesson_id, now)).fetchone()
+    def _kept(self, table: str, file_id: str, now: float, seconds: float) -> str | None:
+        row = self.db.execute(f"SELECT text FROM {table} WHERE id = ? AND expires > ?", (file_id, now)).fetchone()
         if row is not None:
             with self._writing:
-                self.db.execute("UPDATE lessons SET expires = max(expires, ?) WHERE id = ?", (now + seconds, lesson_id))
+                self.db.execute(f"UPDATE {table} SET expires = max(expires, ?) WHERE id = ?", (now + seconds, file_id))
         return row[0] if row else None
+
+    def keep_lesson(self, lesson_id: str, text: str, now: float, max_lessons: int, seconds: float) -> bool:
+        return self._keep("lessons", lesson_id, text, now, max_lessons, seconds)
+
+    def kept_lesson(self, lesson_id: str, now: float, seconds: float) -> str | None:
+        return self._kept("lessons", lesson_id, now, seconds)
+
+    def keep_text(self, text_id: str, text: str, now: float, max_texts: int, seconds: float) -> bool:
+        return self._keep("texts", text_id, text, now, max_texts, seconds)
+
+    def kept_text(self, text_id: str, now: float, seconds: float) -> str | None:
+        return self._kept("texts", text_id, now, seconds)
 
     @writes
     def purge(self, now: float) -> int:
@@ -305,6 +319,7 @@ class SQLiteStore(RoomStore):
             db.execute("DELETE FROM hits WHERE window < ?", (now - 3600,))
             db.execute("DELETE FROM buckets WHERE full < ?", (now,))
             db.execute("DELETE FROM lessons WHERE expires <= ?", (now,))
+            db.execute("DELETE FROM texts WHERE expires <= ?", (now,))
         finally:
             db.execute("COMMIT")
         return len(old)

@@ -13,6 +13,7 @@ Everything a room is lives here, so that any process on any machine can serve an
               and the same for every process on every machine that shares the store
     lessons   id -> a lesson file a teacher opened or published (webapp/lessons), at most max_lessons,
               each kept `seconds` after it was last kept or read
+    texts     id -> the sentences a class model is counted from (a room's, or a pasted text), kept as lessons are
 
 A room expires `idle_seconds` after the teacher last changed it: it then reads as missing and
 its rows or keys are deleted by the next purge (SQLite) or expire on their own (Redis).
@@ -200,6 +201,14 @@ class RoomStore(ABC):
     @abstractmethod
     def kept_lesson(self, lesson_id: str, now: float, seconds: float) -> str | None:
         """The lesson's file, kept for `seconds` more from now; None if there is none or it expired."""
+
+    @abstractmethod
+    def keep_text(self, text_id: str, text: str, now: float, max_texts: int, seconds: float) -> bool:
+        """keep_lesson for a class model's sentences, on a shelf of their own (max_texts of them)."""
+
+    @abstractmethod
+    def kept_text(self, text_id: str, now: float, seconds: float) -> str | None:
+        """kept_lesson for a class model's sentences."""
 
     @abstractmethod
     def purge(self, now: float) -> int:

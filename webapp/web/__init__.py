@@ -9,6 +9,7 @@ from flask import Flask
 from ..inference.article import ARTICLE, ArticleModel
 from ..inference.machinery.registry import DEFAULT_MODEL
 from ..inference.machinery.user_models import load_available
+from .class_model import class_access
 from .classroom import room_support
 from .classroom.student_polls import StudentPolls
 from .i18n import filters, glossary, translations
@@ -48,6 +49,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.setdefault("DEFAULT_MODEL", DEFAULT_MODEL if DEFAULT_MODEL in models else next(iter(models)))
     models = {**models, ARTICLE: ArticleModel()}  # in the menu; each request builds its own from the URL
     app.extensions["models"] = models
+    class_access.configure(app)  # the models by name, and a class model named in a URL
     translations.register(app)
     filters.register(app)
     glossary.register(app)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..bigram import BigramModel
-from ..class_bigram import DEFAULT_K, ClassBigram, MixedBigram, clean_sentence
+from ..class_bigram import DEFAULT_K, ClassBigram, MixedBigram, clean_sentence, squeeze
 from ..errors import N_, InvalidSentence
 from ..model import LanguageModel
 from .perplexity import token_log_probs
@@ -37,7 +37,7 @@ class Scored:
     n_sentences: int
 
 
-def held_out_split(authored: Sequence[tuple[str, str]]) -> tuple[list[str], list[str]]:
+def held_out_split(authored: Sequence[tuple[str, str]], limits: bool = True) -> tuple[list[str], list[str]]:
     """(kept, left_out) sentences from (student, sentence) pairs: each student's last one is left out.
 
     >>> held_out_split([("ana", "A b."), ("ben", "C."), ("ana", "D e.")])
@@ -45,8 +45,9 @@ def held_out_split(authored: Sequence[tuple[str, str]]) -> tuple[list[str], list
     """
     last = {student: i for i, (student, _) in enumerate(authored)}
     left_out = set(last.values())
-    kept = [clean_sentence(s) for i, (_, s) in enumerate(authored) if i not in left_out]
-    return kept, [clean_sentence(s) for i, (_, s) in enumerate(authored) if i in left_out]
+    clean = clean_sentence if limits else squeeze
+    kept = [clean(s) for i, (_, s) in enumerate(authored) if i not in left_out]
+    return kept, [clean(s) for i, (_, s) in enumerate(authored) if i in left_out]
 
 
 def sentence_perplexity(model: LanguageModel, sentences: Sequence[str]) -> Scored:
@@ -59,11 +60,12 @@ def sentence_perplexity(model: LanguageModel, sentences: Sequence[str]) -> Score
 
 
 def held_out_perplexity(authored: Sequence[tuple[str, str]], k: float = DEFAULT_K,
-                        other: BigramModel | None = None, w: float = 1.0) -> tuple[Scored, list[str]]:
+                        other: BigramModel | None = None, w: float = 1.0,
+                        limits: bool = True) -> tuple[Scored, list[str]]:
     """The class's model (mixed with other at weight w, if given) built without each student's last sentence,
     scored on those sentences; and the left-out sentences, for scoring other models on them."""
-    kept, left_out = held_out_split(authored)
-    model: LanguageModel = ClassBigram.build(kept, k)
+    kept, left_out = held_out_split(authored, limits)
+    model: LanguageModel = ClassBigram.build(kept, k, limits=limits)
     if other is not None:
         model = MixedBigram(model, other, w)
     return sentence_perplexity(model, left_out), left_out

@@ -11,6 +11,7 @@ reading it meanwhile keeps a whole one.
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 from pathlib import Path
@@ -48,7 +49,9 @@ def pick_up(app: Flask) -> None:
             except Exception:  # noqa: BLE001 - a download still being written: try again next time
                 app.logger.warning("could not load the fetched model in %s yet", folder / name)
                 continue
-            app.extensions["models"] = {**app.extensions["models"], model.name: model}
+            models = copy.copy(app.extensions["models"])  # the same kind of mapping (class_access.ModelShelf)
+            models[model.name] = model
+            app.extensions["models"] = models
             if "response_cache" in app.extensions:
                 app.extensions["response_cache"].clear()  # every kept page has the old model menu
 

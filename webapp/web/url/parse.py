@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from ...inference import Settings, get_model
 from ...inference.article import ARTICLE, ArticleModel, ArticleScores
 from ...inference.chain import DEFAULT_CHAIN, STAGES
+from ...inference.class_bigram import DEFAULT_K, MAX_K
+from ...inference.class_text import is_class_model
 from ...inference.errors import N_
 from ...inference.model import Tokenizer
 from ...inference.step import MAX_PROMPT_CHARS, MAX_TOKENS
@@ -26,6 +28,7 @@ from .state import (
     SAMPLE_MANY,
     SEEDED,
     TEACHER_VIEW,
+    ClassMix,
     InvalidInput,
     State,
 )
@@ -140,6 +143,20 @@ def parse_article(args: Mapping[str, str], model: str) -> ArticleScores | None:
     return ArticleScores(tokens=tokens, scores=scores, kind=args.get("scores_as", "").strip() or default.kind)
 
 
+def parse_mix(args: Mapping[str, str], model: str) -> ClassMix | None:
+    """A class model's k ('k=0.5', more than 0 and at most 1) and weight ('mix=0.7', from 0 to 1); None for other
+    models."""
+    if not is_class_model(model):
+        return None
+    k = _number(args, "k", float, DEFAULT_K)
+    if not 0 < k <= MAX_K:
+        raise InvalidInput(N_("k must be more than 0 and at most %(max)s, not %(value)s"), max=MAX_K, value=str(k))
+    w = _number(args, "mix", float, 1.0)
+    if not 0 <= w <= 1:
+        raise InvalidInput(N_("the class's weight must be from 0 to 1, not %(value)s"), value=str(w))
+    return ClassMix(k=k, w=w)
+
+
 def parse_many(args: Mapping[str, str]) -> int | None:
     """'1000' -> 1000: how many times to sample the step's distribution, one of SAMPLE_MANY.
 
@@ -214,6 +231,7 @@ def parse_state(args: Mapping[str, str], models: Mapping, default_model: str) ->
         many=parse_many(args),
         surprise=flags["surprise"],
         article=article,
+        mix=parse_mix(args, model),
         lang=parse_lang(args),
         teacher=parse_view(args),
         **inside,

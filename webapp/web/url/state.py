@@ -14,6 +14,8 @@ from urllib.parse import quote_plus
 from ...inference import InferenceError, LanguageModel, Settings, get_model
 from ...inference.article import ARTICLE, ArticleModel, ArticleScores
 from ...inference.chain import DEFAULT_CHAIN
+from ...inference.class_bigram import DEFAULT_K, MixedBigram
+from ...inference.class_text import MIXED_WITH, is_class_model
 
 # How a generated token came about, as the URL records it in `src`; a float in their place is an r
 # the teacher typed in.
@@ -54,6 +56,15 @@ SAMPLE_MANY = (100, 1000, 10000)  # "Sample N times" from the step's final distr
 PENALTIES = ("repetition_penalty", "presence_penalty", "frequency_penalty")
 
 
+@dataclass(frozen=True)
+class ClassMix:
+    """A class model's smoothing k (`k=` in the URL) and the class's weight w when mixed with Austen's bigram
+    (`mix=`; 1, the default, is the class's counts alone)."""
+
+    k: float = DEFAULT_K
+    w: float = 1.0
+
+
 class InvalidInput(InferenceError):
     """A query parameter that cannot be read; the message says which and why."""
 
@@ -85,6 +96,7 @@ class State:
     many: int | None = None  # "Sample N times": one of SAMPLE_MANY, or None
     surprise: bool = False  # the text coloured by how surprising each token was
     article: ArticleScores | None = None  # the article model's tokens and scores (model "article" only)
+    mix: ClassMix | None = None  # a class model's k and weight (class models only)
     lang: str | None = None  # the page's language, one of LANGUAGES; None: the browser's choice
     teacher: bool = False  # the teacher's view (view=teacher): the controls a first-time student does not need, open
 
@@ -105,6 +117,9 @@ class State:
             q["range_order"] = s.range_order
         if self.article is not None:
             q.update(article_query(self.article))
+        if self.mix is not None:
+            q.update({"k": repr(self.mix.k)} if self.mix.k != DEFAULT_K else {})
+            q.update({"mix": repr(self.mix.w)} if self.mix.w != 1 else {})
         if self.ids:
             q["ids"] = ",".join(map(str, self.ids))
         if any(source != SEEDED for source in self.sources):
@@ -272,10 +287,17 @@ def article_query(scores: ArticleScores) -> dict[str, str]:
 
 
 def state_model(models: Mapping[str, LanguageModel], state: State) -> LanguageModel:
-    """The model the state names: the article model is built from the state's own tokens and scores."""
+    """The model the state names: the article model is built from the state's own tokens and scores; a class model
+    is smoothed with the state's k, and mixed with Austen's bigram at the state's weight."""
     if state.model == ARTICLE:
         return ArticleModel(state.article or ArticleScores())
-    return get_model(models, state.model)
+    model = get_model(models, state.model)
+    if is_class_model(state.model):
+        mix = state.mix or ClassMix()
+        model = model.with_k(mix.k)
+        if mix.w < 1:
+            model = MixedBigram(model, get_model(models, MIXED_WITH), mix.w)
+    return model
 
 
 def _encode(key: str, value, safe: str) -> str:
