@@ -9,7 +9,8 @@ shared, so that the KV cache holds nothing of it. Prints, per request, the estim
 est;dur=) and the request thread's CPU time (cpu;dur=), and their ratio: below 1 the estimate is on
 the slow side, as it should be; a request the real budget accepts (estimate within it) but that took
 more than the budget's second of CPU is marked "!". First, the constants that cost.py keeps for work
-besides the forward passes, measured here: one draw of "Sample many" (DRAW_SECONDS).
+besides the forward passes, measured here: one draw of "Sample many" (DRAW_SECONDS), and counting a class
+model from a pasted text of 50 KB (COUNT_SECONDS per token counted).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from urllib.parse import urlencode  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from webapp.inference import sampling  # noqa: E402
+from webapp.inference.class_text import MAX_PASTED_BYTES, from_pasted  # noqa: E402
 from webapp.inference.machinery import cost  # noqa: E402
 from webapp.serve import warm  # noqa: E402
 from webapp.web import create_app  # noqa: E402
@@ -99,12 +101,30 @@ def draw_seconds(n: int = 10_000) -> float:
     return best / n
 
 
+def count_seconds() -> tuple[float, int]:
+    """Counting a class model from the first 50 KB of Emma (class_text.from_pasted): seconds per token counted,
+    and the tokens counted; the corpus is read from ../shared/corpus or $TOKEN_BY_TOKEN_CORPUS."""
+    folder = Path(os.environ.get("TOKEN_BY_TOKEN_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
+    raw = (folder / "emma.txt").read_text(encoding="utf-8").encode("utf-8")
+    text = raw[:MAX_PASTED_BYTES].decode("utf-8", "ignore")
+    pasted = from_pasted(text)
+    best = float("inf")
+    for _ in range(5):
+        start = time.thread_time()
+        model = pasted.model()
+        best = min(best, time.thread_time() - start)
+    return best / model.n_counted, model.n_counted
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", action="append", help="a model to time (default: each the app loads)")
     opts = parser.parse_args(argv)
     per_draw = draw_seconds()
     print(f"one draw of Sample many: {per_draw * 1e6:.1f} us (cost.DRAW_SECONDS = {cost.DRAW_SECONDS * 1e6:.1f} us)")
+    per_token, n_counted = count_seconds()
+    print(f"counting a class model: {per_token * 1e6:.2f} us a token over {n_counted:,} tokens "
+          f"(cost.COUNT_SECONDS = {cost.COUNT_SECONDS * 1e6:.2f} us)")
     app = create_app({"RESPONSE_CACHE_BYTES": 0, "WORK_BUDGET_SECONDS": 1000.0, "HEAVY_SECONDS": 1000.0})
     warm(app)  # as the server does before it listens: weights read in, labels made, templates compiled
     client = app.test_client()

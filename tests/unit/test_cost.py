@@ -109,3 +109,16 @@ def test_looking_inside_costs_the_window_in_one_pass_and_the_lens(gguf):
 def test_sampling_many_times_costs_each_draw():
     assert cost.draws_work(10_000).seconds == pytest.approx(10 * cost.draws_work(1_000).seconds)
     assert cost.draws_work(10_000).seconds > 0.05, "heavy: a slow machine takes a tenth of a second or more"
+
+
+def test_a_class_model_costs_its_counting_and_a_mix_the_other_bigrams_row():
+    from webapp.inference.class_bigram import ClassBigram, MixedBigram
+
+    small = ClassBigram.build(["We like lunch ."])
+    large = ClassBigram.build(["We like lunch ."] * 40)
+    assert cost.counting_work(small).seconds == small.n_counted * cost.COUNT_SECONDS > 0
+    assert np.isclose(cost.counting_work(large).seconds, 40 * cost.counting_work(small).seconds)
+    austen = load_model(MODELS_DIR / "austen-bigram")
+    mixed = MixedBigram(small, austen, 0.5)
+    assert cost.counting_work(mixed).seconds > cost.counting_work(small).seconds
+    assert cost.counting_work(austen).seconds == 0

@@ -175,6 +175,11 @@ class ClassBigram(BigramModel):
         model.n_sentences = len(sentences)
         return model
 
+    @property
+    def n_counted(self) -> int:
+        """The pairs counted: each sentence's tokens and its closing boundary."""
+        return int(self.counts.sum())
+
     def with_k(self, k: float) -> ClassBigram:
         """The same counts smoothed with another k."""
         if k == self.k:
@@ -239,6 +244,10 @@ class MixedBigram(LanguageModel):
         to_other[self.tokenizer.boundary_id] = other.tokenizer.paragraph_id
         self.to_other = np.array(to_other, dtype=np.int64)  # [n_vocab] the other's id of each class token
         self.sharing = np.bincount(self.to_other)[self.to_other]  # [n_vocab] class tokens sharing that id
+
+    @property
+    def n_counted(self) -> int:
+        return self.class_model.n_counted
 
     def parts(self, ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(p_class, p_other, p) for the token after ids, each [n_vocab]."""

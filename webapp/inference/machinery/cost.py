@@ -52,6 +52,8 @@ NEIGHBOUR_BYTES_PER_SECOND = 2e9  # an embedding's neighbours: every embedding's
 # One draw of "Sample many" (sampling.random_rs: a NumPy generator seeded with (seed, step, j) for each
 # draw): bench/bench_budget.py measures 8 us on the 2-core machine; 10,000 draws are about 0.1 s.
 DRAW_SECONDS = 12e-6
+# Counting a class's sentences into its bigram (class_bigram.py): a 50 KB text, about 10,000 tokens, takes 15 ms.
+COUNT_SECONDS = 3e-6  # per token counted
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,14 @@ def inside_work(model: LanguageModel, ids: Sequence[int]) -> Work:
                                                                  + model.n_vocab * RANK_SECONDS)
     near = model.embeddings.nbytes / NEIGHBOUR_BYTES_PER_SECOND
     return Work(positions=window, passes=1, seconds=pass_seconds(shape, window, window) + lens + near)
+
+
+def counting_work(model: LanguageModel) -> Work:
+    """A class model is counted from its sentences when a process first needs it (then kept), and a mix reads
+    the other bigram's row too: charged on every step, as if it were counted again."""
+    n_counted = getattr(model, "n_counted", 0)
+    other = getattr(model, "other", None)
+    return Work(seconds=n_counted * COUNT_SECONDS + (other.n_vocab * VOCAB_SECONDS if other is not None else 0))
 
 
 def draws_work(n: int) -> Work:

@@ -108,6 +108,7 @@ def request_work(policy: Policy, budget: Budget) -> tuple[cost.Work, str] | None
     if work.seconds > budget.heavy_seconds:  # worth asking what the KV cache holds
         work = cost.step_work(model, ids, cost.cached_positions(model, ids))
     work = work + extras_work(policy, state, model, ids, len(prompt_ids), len(state.ids) + new_step)
+    work = work + cost.counting_work(model)  # a class model's counting, 0 for the others
     return work, ngettext("%(num)s position of %(model)s", "%(num)s positions of %(model)s", work.positions,
                           model=model.name)
 
