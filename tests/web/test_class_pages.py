@@ -75,7 +75,7 @@ def test_a_pasted_text_opens_the_stepper_on_its_model_and_its_page_gives_the_rec
     page = " ".join(page_text(client, f"/class/{built}").split())
     assert f"{len(SENTENCES)} sentences" in page
     assert f"{len(words)} words and punctuation marks" in page
-    assert f"a vocabulary of {len(set(words)) + 3} tokens" in page  # and <s>, <p>, <unk>
+    assert f"A vocabulary of {len(set(words)) + 3} tokens" in page  # and <s>, <p>, <unk>
     for _, sentence in SENTENCES:
         assert sentence in page
     assert "Step through its text" in page and f'href="/?model=class:{built}&amp;prompt="' in client.get(

@@ -12,6 +12,7 @@ from ...inference.class_text import MAX_PASTED_BYTES, ClassText
 from ...inference.tokenizer import split
 from ..i18n.filters import thousands
 from ..i18n.translations import gettext as _
+from ..i18n.translations import ngettext
 from ..url.links import public_base
 from ..url.paths import path_for
 from . import class_access
@@ -88,11 +89,11 @@ def class_page(text_id: str, lang: str | None) -> ClassPage:
     heading = (_("A model built from a pasted text") if text.pasted and not text.topic
                else _("The class's model: %(topic)s", topic=text.topic) if text.topic else _("The class's model"))
     facts = (
-        _("%(n)s sentences", n=thousands(len(text.sentences))),
-        _("%(n)s words and punctuation marks", n=thousands(n_tokens(text))),
-        _("a vocabulary of %(n)s tokens: each different word and mark, and <s>, <p> and <unk>",
+        ngettext("%(num)s sentence", "%(num)s sentences", len(text.sentences)),
+        ngettext("%(num)s word or punctuation mark", "%(num)s words and punctuation marks", n_tokens(text)),
+        _("A vocabulary of %(n)s tokens: each different word and mark, and <s>, <p> and <unk>",
           n=thousands(model.n_vocab)),
-        _("smoothing k = %(k)s (the stepper can change it)", k=f"{DEFAULT_K:g}"),
+        _("Smoothing k = %(k)s (the stepper can change it)", k=f"{DEFAULT_K:g}"),
     )
     return ClassPage(
         id=text_id, heading=heading, facts=facts,
