@@ -50,7 +50,8 @@ def build_from_text():
     try:
         return kept(from_pasted(text))
     except InvalidSentence as error:
-        return render_template("class_model/build.html", form=view.build_form(text, problem=error_message(error))), 400
+        problem = _("This text cannot be counted: %(why)s.", why=error_message(error))
+        return render_template("class_model/build.html", form=view.build_form(text, problem=problem)), 400
 
 
 @bp.post("/build/file")
@@ -65,7 +66,7 @@ def build_from_file():
             raise InvalidSentence(N_("choose a class's sentences file to open"))
         return kept(parse(data))
     except InvalidSentence as error:
-        form = view.build_form(file_problem=error_message(error))
+        form = view.build_form(file_problem=_("This file cannot be opened: %(why)s.", why=error_message(error)))
         return render_template("class_model/build.html", form=form), 400
 
 
