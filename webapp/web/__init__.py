@@ -16,7 +16,7 @@ from .i18n import filters, glossary, translations
 
 # room_students and room_teacher are imported for their routes, which each adds to room.bp.
 from .lessons import lesson_access
-from .routes import api, lessons, room, room_students, room_teacher  # noqa: F401
+from .routes import api, class_models, lessons, room, room_students, room_teacher  # noqa: F401
 from .routes import stepper as views
 from .serving import budget, cache, compress, fetched, policy, security
 from .serving import error_pages as errors
@@ -70,6 +70,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(room.bp)  # the routes of room_teacher.py and room_students.py
     lesson_access.configure(app)
     app.register_blueprint(lessons.bp)
+    app.register_blueprint(class_models.bp)
     policy.check_declared(app)  # every route says what it may cost and how it may be cached
     policy.keep_private(app)
     return app

@@ -54,6 +54,7 @@ NEIGHBOUR_BYTES_PER_SECOND = 2e9  # an embedding's neighbours: every embedding's
 DRAW_SECONDS = 12e-6
 # Counting a class's sentences into its bigram (class_bigram.py): a 50 KB text, about 10,000 tokens, takes 15 ms.
 COUNT_SECONDS = 3e-6  # per token counted
+SCORE_SECONDS = 0.02e-6  # a scored token's log-softmax, per vocabulary token (measured with a bigram's row: 0.005e-6)
 
 
 @dataclass(frozen=True)
@@ -225,3 +226,12 @@ def affordable_steps(works: Sequence[Work], seconds: float) -> int:
             return i
     return len(works)
 
+
+
+def scoring_work(model: LanguageModel, n_tokens: int) -> Work:
+    """Scoring a sentence of n_tokens from the model's start token (derived/perplexity.token_log_probs): each
+    token's step in a row, as steps_work runs them, with a log-softmax over the vocabulary in place of a
+    step's ranking and ranges."""
+    ranking = n_tokens * model.n_vocab * (VOCAB_SECONDS - SCORE_SECONDS)
+    work = sum(steps_work(model, 1, n_tokens), Work())
+    return Work(work.positions, work.passes, work.seconds - ranking)

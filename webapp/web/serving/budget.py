@@ -4,8 +4,9 @@ Each route declares where it is defined which forward passes a request to it may
 none, the step on screen, a new step, an action's new screen, every step again for an export, and
 the extras its state adds: inside=1 the window again and the logit lens, surprise=1 every generated
 token's step again, many=N the step's distribution sampled N times); a room's page names the room's
-stored state to charge, a room's POST the stepper URL in its form. Before the view runs, that work
-is estimated from the state alone (machinery/cost.py: the passes the KV cache runs, less what it
+stored state to charge, a room's POST the stepper URL in its form; a page that scores sentences with
+several models (a class model's perplexity) estimates its own work, which it bounds to fit. Before the
+view runs, that work is estimated from the state alone (machinery/cost.py: the passes the KV cache runs, less what it
 holds, x what each pass reads and computes):
 
 - beyond WORK_BUDGET_SECONDS the request is refused with a 422 that says how much work it asked
@@ -90,6 +91,8 @@ def request_work(policy: Policy, budget: Budget) -> tuple[cost.Work, str] | None
     the view will say why)."""
     if policy.work is Work.NONE:
         return None
+    if policy.work is Work.SCORE:
+        return policy.estimate()
     try:
         state = charged_state(policy)
         if state is None:

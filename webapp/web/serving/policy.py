@@ -24,6 +24,7 @@ from enum import Enum, Flag, auto
 
 from flask import Flask, Response, current_app, g, request
 
+from ...inference.machinery import cost
 from ..url.parse import parse_state
 from ..url.state import State
 from .htmx import is_htmx
@@ -43,6 +44,7 @@ class Work(Enum):
     STEP = "a new step, which reads every id"
     ACTION = "Back, Reset or Choose: the screen of the state it moves to for htmx, else a redirect (no pass)"
     EXPORT = "every generated token's step again"
+    SCORE = "sentences scored token by token by several models: the route's own estimate (`estimate`)"
 
 
 class Extra(Flag):
@@ -82,11 +84,13 @@ class Policy:
     reads: tuple[str, ...]  # query parameters besides the state that its answer depends on
     state: Callable[[], State] | None  # finds the state to charge; None: the route reads none
     moves_to: Callable[[State], State] | None  # an action's new state, from the state it is taken from
+    estimate: Callable[[], tuple[cost.Work, str] | None] | None = None  # SCORE: its work, and what it is in words
 
 
 def costs(work: Work, *, extras: Extra | None = None, cache: Cache = Cache.PRIVATE, reads: tuple[str, ...] = (),
           state: Callable[[], State] | None = from_query,
-          moves_to: Callable[[State], State] | None = None) -> Callable:
+          moves_to: Callable[[State], State] | None = None,
+          estimate: Callable[[], tuple[cost.Work, str] | None] | None = None) -> Callable:
     """Declare on the view what a request to it may cost and how its answer may be cached.
 
     `extras` defaults to what a screen adds for a route that shows one (SCREEN, STEP, ACTION), else none;
@@ -98,7 +102,8 @@ def costs(work: Work, *, extras: Extra | None = None, cache: Cache = Cache.PRIVA
         raise ValueError("a shared answer is a function of its URL: its state comes from the query string")
     if extras is None:
         extras = Extra.SCREEN if work in (Work.SCREEN, Work.STEP, Work.ACTION) else Extra.NONE
-    policy = Policy(work=work, extras=extras, cache=cache, reads=tuple(reads), state=state, moves_to=moves_to)
+    policy = Policy(work=work, extras=extras, cache=cache, reads=tuple(reads), state=state, moves_to=moves_to,
+                    estimate=estimate)
 
     def declare(view: Callable) -> Callable:
         setattr(view, ATTRIBUTE, policy)
