@@ -35,8 +35,9 @@ def test_a_pasted_text_builds_a_model_whose_steps_are_its_counts_and_whose_link_
     for n in range(1, 4):
         page.locator("#controls .buttons").get_by_role("button", name="Step", exact=True).click()
         expect(page).to_have_url(re.compile(r"ids=" + r"\d+(%2C|,)" * (n - 1) + r"\d+"))
-    ids = parse_qs(urlsplit(page.url).query)["ids"][0].split(",")
-    assert len(ids) == 3
+    query = parse_qs(urlsplit(page.url).query)
+    ids = query["ids"][0].split(",")
+    assert len(ids) == 3 and query["model"] == [model], "Step keeps the class's model"
     for i in range(3):  # the step that picked ids[i] read the ones before it
         probs, prev = step_probs(app_url, {"model": model, "prompt": "", "ids": ",".join(ids[:i])})
         expected = class_probs(SENTENCES, prev)
