@@ -24,7 +24,7 @@ from ..url.state import State
 # Panels that show one part of the screen's state, and that part.
 SHOWN: dict[str, Callable[[State], object]] = {
     "temperature_value": lambda state: state.settings.temperature,
-    "model_description": lambda state: (state.model, state.article),
+    "model_description": lambda state: (state.model, state.article, state.mix),
     "model_measure": lambda state: state.model,
     "prompt_box": lambda state: state.reads_prompt,
 }
