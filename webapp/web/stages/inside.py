@@ -227,9 +227,9 @@ def heat_map(screen: Screen) -> HeatMap:
         for i, word, row in zip(table.ids, words, table.counts, strict=True)
     )
     return HeatMap(
-        intro=_("How often the word in the column came right after the word in the row, in our sentences. The model "
-                "reads the row of the word before the next one, '%(word)s' (highlighted): the more often a word came "
-                "after it, the more likely it comes next.", word=labels[prev]),
+        intro=_("Counted in our sentences. The model reads the row of the word before the next one, '%(word)s' "
+                "(highlighted): the more often a word came after it, the more likely it comes next.",
+                word=labels[prev]),
         words=words,
         rows=rows,
         mixed=_("In the mix these counts give our part of the probability; Jane Austen's novels give the rest.")
