@@ -8,11 +8,12 @@ panels agree to the last digit.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .. import sampling
+from ..class_bigram import ClassBigram, Counted, MixedBigram
 from .table import Row, StepResult
 
 MAX_EXP = 700.0  # e^700 is near float64's limit; beyond it the example shifts by the largest z/T
@@ -109,14 +110,61 @@ class BigramExample:
 
 
 def bigram_example(model, result: StepResult) -> BigramExample | None:
-    """The highest logit as the bigram counts give it; None for models that are not count-based."""
-    if not hasattr(model, "pair_count"):
+    """The highest logit as the bigram counts give it; None for models that are not count-based (or a class's,
+    which class_example writes out in the class's words)."""
+    if not hasattr(model, "pair_count") or isinstance(model, ClassBigram):
         return None
     ids = result.context_ids
     prev = ids[-1] if ids else model.tokenizer.paragraph_id
     top = highest_logits(result, 1)[0]
     return BigramExample(model.tokenizer.token_text(prev), top.token, model.pair_count(prev, top.id),
                          int(model.row_totals[prev]), model.k, model.n_vocab, top.logit)
+
+
+@dataclass(frozen=True)
+class ClassExample:
+    """The highest logit of a class model, from the class's counts; for a mix, with the other model's share.
+
+    'lunch' after 'like', which was written 2 times, once before 'lunch', add-0.01 over 9 tokens:
+    p_class = (1 + 0.01) / (2 + 0.01 * 9) = 48.3 %; mixed at w = 0.7 with p_other = 0.5 %:
+    p = 0.7 * 48.3 % + 0.3 * 0.5 % = 34.0 %, of which 0.7 * 48.3 / 34.0 = 99.6 % came from the class.
+    """
+
+    token: str
+    counted: Counted  # the row the step reads: its counts, n_prev, n_sentences, k, n_vocab
+    pair_count: int  # how often token followed counted.prev
+    p_class: float  # (pair_count + k) / (n_prev + k * n_vocab)
+    logit: float  # the step's logit of token: log(p)
+    w: float | None = None  # the class's weight in a mix; None for the class's counts alone
+    p_other: float | None = None
+
+    @property
+    def prob(self) -> float:
+        """The token's probability at T = 1: p_class, or w * p_class + (1 - w) * p_other in a mix."""
+        if self.w is None:
+            return self.p_class
+        return self.w * self.p_class + (1 - self.w) * self.p_other
+
+    @property
+    def class_share(self) -> float:
+        """Which share of prob came from the class's sentences: w * p_class / p (all of it unmixed)."""
+        return 1.0 if self.w is None else self.w * self.p_class / self.prob
+
+
+def class_example(model, result: StepResult) -> ClassExample | None:
+    """The highest logit as the class's counts (and, in a mix, the other model) give it; None for other models."""
+    mixed = isinstance(model, MixedBigram)
+    if not (mixed or isinstance(model, ClassBigram)):
+        return None
+    counting = model.class_model if mixed else model
+    ids = result.context_ids
+    top = highest_logits(result, 1)[0]
+    counted = counting.counted(ids)
+    example = ClassExample(top.token, counted, int(counted.counts[top.id]), counted.probability(top.id), top.logit)
+    if not mixed:
+        return example
+    _, p_other, _ = model.parts(ids)  # [n_vocab] each
+    return replace(example, w=model.w, p_other=float(p_other[top.id]))
 
 
 def pick_in_order(result: StepResult, range_order: str) -> Row:

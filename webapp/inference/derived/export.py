@@ -10,6 +10,9 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 
+import numpy as np
+
+from ..class_bigram import ClassBigram, MixedBigram
 from ..machinery import cost
 from ..model import LanguageModel
 from ..settings import Settings
@@ -86,8 +89,28 @@ def step_to_dict(model: LanguageModel, result: StepResult, full: bool = False) -
         "stages": stages_to_list(result),
         "uncertainty": uncertainty_to_dict(result),
     }
+    if isinstance(model, (ClassBigram, MixedBigram)):
+        out["class"] = class_to_dict(model, result)
     if full:
         out["logits"] = result.logits.tolist()
+    return out
+
+
+def class_to_dict(model: ClassBigram | MixedBigram, result: StepResult) -> dict:
+    """The counts behind a class model's step: the row it reads (its nonzero counts by token), n_prev, the
+    sentences, k and V, so that p = (count + k) / (n_prev + k * V); in a mix, w and each returned row's p_class
+    and p_other, so that p = w * p_class + (1 - w) * p_other."""
+    mixed = isinstance(model, MixedBigram)
+    counted = (model.class_model if mixed else model).counted(result.context_ids)
+    vocab = model.tokenizer.vocab
+    out = {"prev": counted.prev, "n_prev": counted.n_prev, "n_sentences": counted.n_sentences, "k": counted.k,
+           "n_vocab": counted.n_vocab,
+           "counts": {vocab[i]: int(counted.counts[i]) for i in np.flatnonzero(counted.counts)},
+           "w": model.w if mixed else 1.0}
+    if mixed:
+        p_class, p_other, _ = model.parts(result.context_ids)  # [n_vocab] each
+        out["p_class"] = {vocab[row.id]: float(p_class[row.id]) for row in result.rows}
+        out["p_other"] = {vocab[row.id]: float(p_other[row.id]) for row in result.rows}
     return out
 
 

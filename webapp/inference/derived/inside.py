@@ -121,13 +121,13 @@ class BigramView:
 
 def has_layers(model: LanguageModel) -> bool:
     """Whether the model's forward pass has layers to look inside; the bigram's is a row of its count table."""
-    return not hasattr(model, "pair_count")
+    return not (hasattr(model, "pair_count") or hasattr(model, "class_model"))  # a class's mix: its class's counts
 
 
 def inside_step(model: LanguageModel, result: StepResult) -> LayersView | BigramView:
     """Run the step's window once more, asking the forward pass for its intermediates, and read them off."""
     if not has_layers(model):
-        return bigram_view(model, result)
+        return bigram_view(getattr(model, "class_model", model), result)
     inside = Inside()
     window = model.context(result.context_ids)
     model.logits(result.context_ids, inside=inside)
@@ -184,7 +184,7 @@ def attention_example(view: LayersView, layer: int, head: int) -> AttentionExamp
 def bigram_view(model, result: StepResult, n: int = N_FOLLOWERS) -> BigramView:
     """The bigram's count row for the previous token: its most frequent followers."""
     ids = result.context_ids
-    prev = ids[-1] if ids else model.tokenizer.paragraph_id
+    prev = ids[-1] if ids else model.start_id
     lo, hi = model.indptr[prev], model.indptr[prev + 1]
     followers, counts = model.indices[lo:hi], model.counts[lo:hi]  # [n_seen] each
     order = np.lexsort((followers, -counts))[:n]

@@ -24,8 +24,11 @@ from flask import current_app
 from ...fetch import fetchable
 from ...inference.article import ARTICLE
 from ...inference.article import MAX_TOKENS as MAX_ARTICLE_TOKENS
+from ...inference.class_bigram import MAX_K, MixedBigram
+from ...inference.class_text import MODEL_PREFIX, is_class_model
 from ...inference.step import MAX_TOKENS
-from ..i18n.filters import fixed, general
+from ..class_model.class_access import found_text
+from ..i18n.filters import fixed, general, pct, thousands
 from ..i18n.translations import description_parts
 from ..i18n.translations import template_gettext as _
 from ..i18n.translations import template_ngettext as ngettext
@@ -36,6 +39,7 @@ from .panels import shown_key
 from .screen import Screen
 
 TEMPERATURE_STEP = 0.05  # the slider's step, and what − and + move it by
+MIX_STEP = 0.05  # the class model's "mix with Austen" slider's step
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class ModelOption:
     """A model of the menu, and whether it is the screen's."""
 
     name: str
+    label: str  # what the menu writes: the name, or 'Our sentences' for a class model
     selected: bool
 
 
@@ -65,6 +70,17 @@ class ArticleFields:
     kind: str  # 'probabilities' or 'logits'
     normalised: bool  # the probabilities add up to 1 as typed (always, for logits)
     total: str  # their sum, which each is divided by when they do not
+
+
+@dataclass(frozen=True)
+class ClassFields:
+    """A class model's smoothing k and the class's weight w in its mix with Austen's bigram, as the fields hold them."""
+
+    k: str  # '0.01'
+    max_k: str
+    w: str  # the slider's value, '0.7'
+    w_step: str
+    shares: str  # 'From our sentences: 70 % · from Jane Austen's novels: 30 %'
 
 
 @dataclass(frozen=True)
@@ -99,6 +115,7 @@ class ControlsPanel:
     description: str  # the model's, in the page's language where the catalogs have it
     measure: str  # its held-out perplexity, under More ('' if its description gives none)
     article: ArticleFields | None  # the article model's fields; None for another model
+    class_fields: ClassFields | None  # a class model's k and mix; None for another model
     next_r: str  # the teacher's r for the next Step, '' for the seeded one
     predict: bool
     present: bool  # presenter mode: the link under the form leaves it, and nothing is folded
@@ -126,7 +143,9 @@ class ModeLink:
 def present(screen: Screen) -> ControlsPanel:
     """The controls form of the screen, every value written out."""
     state, settings = screen.state, screen.state.settings
-    if state.reads_prompt:
+    if is_class_model(state.model):
+        description, measure = class_description(screen), ""
+    elif state.reads_prompt:
         description, measure = description_parts(screen.model.description)
     else:
         description, measure = article_description(screen)
@@ -148,6 +167,7 @@ def present(screen: Screen) -> ControlsPanel:
         description=description,
         measure=measure,
         article=article_fields(screen),
+        class_fields=class_fields(screen),
         next_r=_field_value(state.next_r),
         predict=state.predict,
         present=state.present,
@@ -220,9 +240,46 @@ def nudged(temperature: float, direction: int) -> str:
 
 
 def model_options(current: str) -> tuple[ModelOption, ...]:
-    """The model menu: every model this server has, the screen's selected."""
+    """The model menu: every model this server has, the screen's selected; a class model (not among them, and
+    not listed for anyone else) first, as the current choice."""
     models = current_app.extensions["models"].values()
-    return tuple(ModelOption(name=model.name, selected=model.name == current) for model in models)
+    bundled = tuple(ModelOption(name=model.name, label=model.name, selected=model.name == current) for model in models)
+    if not is_class_model(current):
+        return bundled
+    return (ModelOption(name=current, label=_("Our sentences"), selected=True), *bundled)
+
+
+def class_description(screen: Screen) -> str:
+    """What a class model is: "Counted from our 23 sentences (topic: school lunch).", and its mix when mixed."""
+    text = found_text(screen.state.model[len(MODEL_PREFIX):])
+    n = len(text.sentences)
+    if text.pasted:
+        what = ngettext("Counted from the %(num)s sentence of a pasted text.",
+                        "Counted from the %(num)s sentences of a pasted text.", n, num=thousands(n))
+    elif text.topic:
+        what = ngettext("Counted from our %(num)s sentence (topic: %(topic)s).",
+                        "Counted from our %(num)s sentences (topic: %(topic)s).", n, num=thousands(n), topic=text.topic)
+    else:
+        what = ngettext("Counted from our %(num)s sentence.", "Counted from our %(num)s sentences.", n,
+                        num=thousands(n))
+    if isinstance(screen.model, MixedBigram):
+        return what + " " + _("Mixed with a bigram counted from Jane Austen's novels.")
+    return what
+
+
+def class_fields(screen: Screen) -> ClassFields | None:
+    """A class model's k and weight as their fields show them; None for any other model."""
+    mix = screen.state.mix
+    if mix is None:
+        return None
+    return ClassFields(
+        k=f"{mix.k:g}",
+        max_k=f"{MAX_K:g}",
+        w=f"{mix.w:g}",
+        w_step=str(MIX_STEP),
+        shares=_("From our sentences: %(ours)s · from Jane Austen's novels: %(hers)s",
+                 ours=pct(mix.w, 0), hers=pct(1 - mix.w, 0)),
+    )
 
 
 def article_description(screen: Screen) -> tuple[str, str]:

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ...inference import Row
+from ...inference.class_bigram import BOUNDARY, MixedBigram
 from ...inference.derived import explain
 from ...inference.derived.table import Rest
-from ..i18n.filters import general, num, pct, readable, span, thousands
+from ..i18n.filters import fixed, general, num, pct, readable, span, thousands
 from ..i18n.glossary import term
 from ..i18n.labels import token_label
 from ..i18n.translations import SLOT, filler
@@ -47,6 +48,7 @@ class LogitRow:
     prob_kept: str | None  # after truncation, where that changed it
     range: str
     choose_label: Markup | None  # the "choose" button's label; None for the token the text has
+    class_share: str | None  # a class's mix: the share of the row's probability from the class's sentences
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,35 @@ class Example:
     n_vocab_text: str
     top: tuple[tuple[Markup, str], ...]  # (token, logit) of the highest one or two
     bigram: BigramCounts | None
+    counted: ClassCounts | None  # a class model's: the same, in the class's words
+
+
+@dataclass(frozen=True)
+class ClassMixView:
+    """p = w × p_class + (1 − w) × p_Austen for the top token, and the class's share of it."""
+
+    w: str  # '0.7'
+    other_w: str  # '0.3'
+    p_other: str
+    prob: str
+    share: str  # '97.4 %'
+    share_note: Markup  # '97.4 % of this probability came from our sentences.'
+
+
+@dataclass(frozen=True)
+class ClassCounts:
+    """A class model's top token counted from the class's sentences: p = (pair + k) / (prev + k × V), z = log(p)."""
+
+    counted: Markup  # "'lunch' followed 'school' 4 times in our 23 sentences; 'school' appeared 9 times."
+    smoothing: Markup  # 'k = 0.01 is added to every count, for each of the V = 40 words: ...'
+    pair_text: str
+    prev_text: str
+    k: str
+    n_vocab: str
+    p_class: str
+    p_decimal: str  # the token's probability as the log reads it: '0.338'
+    logit: str
+    mix: ClassMixView | None
 
 
 @dataclass(frozen=True)
@@ -96,6 +127,7 @@ class LogitsPanel:
     read: Markup  # 'It read 7 tokens (words or pieces of words). Its vocabulary ... has 5,000 tokens; ...'
     rows_note: Markup  # 'Here are the top 20, then the picked token from further down.'
     moved_note: Markup | None  # why "r lands here" is not the text's token: the settings changed since the pick
+    share_note: Markup | None  # a class's mix: what each row's "ours" says
     choose_note: Markup | None  # what "choose" does: add the token, or put it in the text instead of the pick
     penalised: bool  # the penalties moved a logit: the second column is z′ / T
     temperature: str  # T as the caption writes it
@@ -133,6 +165,8 @@ def present(screen: Screen) -> LogitsPanel:
         )
         if screen.pick_moved
         else None,
+        share_note=_("“ours”: how much of a token's probability came from our sentences; the rest came from Jane "
+                     "Austen's novels.") if isinstance(screen.model, MixedBigram) and not screen.hidden else None,
         choose_note=_choose_note(screen) if not screen.hidden and any(row.choose_label for row in rows) else None,
         penalised=step.penalties_moved,
         temperature=general(step.settings.temperature),
@@ -217,11 +251,24 @@ def _rows(screen: Screen, digits: int) -> tuple[LogitRow, ...]:
     picked = _("r picked") if screen.forced else _("r lands here") if moved else _("picked")
     in_text = _("in the text") if moved else None
     choose = filler(_("Choose '%(token)s' instead", token=SLOT))  # each row's label is put in below
-    return tuple(_row(t, digits, picked, in_text if t.row.id == screen.in_text else None, choose) for t in screen.table)
+    shares = ClassShares(screen) if isinstance(screen.model, MixedBigram) else None
+    return tuple(_row(t, digits, picked, in_text if t.row.id == screen.in_text else None, choose, shares)
+                 for t in screen.table)
+
+
+class ClassShares:
+    """A class's mix: each row's share of its probability from the class's sentences, '97 % ours' (computed once)."""
+
+    def __init__(self, screen: Screen):
+        self.shares = screen.model.class_share(screen.result.context_ids)  # [n_vocab]
+        self.ours = filler(_("%(share)s ours", share=SLOT))
+
+    def __getitem__(self, i: int) -> str:
+        return self.ours(pct(float(self.shares[i]), 0))
 
 
 def _row(t: TableRow, digits: int, picked: Markup, text_badge: Markup | None,
-         choose: Callable[[Markup], Markup]) -> LogitRow:
+         choose: Callable[[Markup], Markup], shares: ClassShares | None) -> LogitRow:
     row = t.row
     return LogitRow(
         marks=t.marks,
@@ -239,6 +286,7 @@ def _row(t: TableRow, digits: int, picked: Markup, text_badge: Markup | None,
         prob_kept=pct(row.prob_kept) if t.renormalised else None,
         range=span(row.lo, row.hi, digits, row.prob_kept),
         choose_label=choose(t.label) if t.choosable else None,
+        class_share=shares[row.id] if shares is not None else None,
     )
 
 
@@ -281,5 +329,45 @@ def _example(screen: Screen) -> Example:
         n_vocab_text=thousands(screen.model.n_vocab),
         top=tuple((token_label(row.token), num(row.logit)) for row in top[:2]),
         bigram=counts,
+        counted=_class_counts(explain.class_example(screen.model, screen.result)),
+    )
+
+
+def _class_counts(c: explain.ClassExample | None) -> ClassCounts | None:
+    """The class model's worked example in the class's words; None for another model."""
+    if c is None:
+        return None
+    n, token, prev = c.counted, token_label(c.token), token_label(c.counted.prev)
+    sentences = ngettext("our %(num)s sentence", "our %(num)s sentences", n.n_sentences, num=thousands(n.n_sentences))
+    if n.prev == BOUNDARY:  # the start of a sentence: n_prev is the number of sentences
+        counted = ngettext(
+            "'%(token)s' began %(num)s of %(sentences)s (%(boundary)s marks where a sentence starts and ends).",
+            "'%(token)s' began %(num)s of %(sentences)s (%(boundary)s marks where a sentence starts and ends).",
+            c.pair_count, num=thousands(c.pair_count), token=token, sentences=sentences, boundary=BOUNDARY)
+    else:
+        counted = ngettext(
+            "'%(token)s' followed '%(prev)s' %(num)s time in %(sentences)s; '%(prev)s' appeared %(seen)s.",
+            "'%(token)s' followed '%(prev)s' %(num)s times in %(sentences)s; '%(prev)s' appeared %(seen)s.",
+            c.pair_count, num=thousands(c.pair_count), token=token, prev=prev, sentences=sentences,
+            seen=ngettext("%(num)s time", "%(num)s times", n.n_prev, num=thousands(n.n_prev)))
+    return ClassCounts(
+        counted=counted,
+        smoothing=_("A word that never followed must still have a small chance, so k = %(k)s is added to the count "
+                    "of each of the V = %(vocab)s words the model knows:", k=general(n.k), vocab=thousands(n.n_vocab)),
+        pair_text=thousands(c.pair_count),
+        prev_text=thousands(n.n_prev),
+        k=general(n.k),
+        n_vocab=thousands(n.n_vocab),
+        p_class=pct(c.p_class),
+        p_decimal=fixed(c.prob, 4),
+        logit=num(c.logit),
+        mix=None if c.w is None else ClassMixView(
+            w=general(c.w, 6),
+            other_w=general(1 - c.w, 6),
+            p_other=pct(c.p_other),
+            prob=pct(c.prob),
+            share=pct(c.class_share),
+            share_note=_("%(share)s of this probability came from our sentences.", share=pct(c.class_share)),
+        ),
     )
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from ...inference.class_bigram import MixedBigram, count_table
 from ...inference.derived.inside import LensRow
 from ..i18n.filters import fixed, general, num, pct, readable, thousands
 from ..i18n.translations import template_gettext as _
@@ -27,7 +28,9 @@ from .inside_attention import Attention, AttentionWorked, EnlargedHead, attentio
 from .inside_numbers import InsideNumbers, build_numbers, panel_form
 from .screen import Screen
 
-OPEN_FORMS = ("bigram", "layers")
+OPEN_FORMS = ("class", "bigram", "layers")
+HEAT_WORDS = 8  # the count table's rows and columns: the class's most written words, and the word the step reads
+HEAT_LEVELS = 5  # the cells' shades, 0 (never) to 4 (the table's largest count)
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,31 @@ class BigramWorked:
     k: str
     total: str
     made_up: str  # k × n_vocab: the counts the smoothing adds, '50'
+
+
+@dataclass(frozen=True)
+class HeatCell:
+    """One cell of the count table: how often the column's word came right after the row's."""
+
+    count: str
+    level: int  # its shade, 0 to HEAT_LEVELS - 1
+
+
+@dataclass(frozen=True)
+class HeatRow:
+    word: Markup
+    read: bool  # the word the step reads: its row is the one the model uses
+    cells: tuple[HeatCell, ...]
+
+
+@dataclass(frozen=True)
+class HeatMap:
+    """A class model's count table: its most written words, previous word down the side, next word across."""
+
+    intro: Markup  # what the table is, and which row the step reads
+    words: tuple[Markup, ...]  # the columns' words
+    rows: tuple[HeatRow, ...]
+    mixed: Markup | None  # a mix: the row's counts are the class's share only
 
 
 @dataclass(frozen=True)
@@ -142,6 +170,7 @@ class InsidePanel:
     open_href: str | None = None  # closed: this screen with the panel open
     close_href: str | None = None  # open: this screen with the panel closed and its settings dropped
     counts: BigramCounts | None = None
+    heat: HeatMap | None = None
     bigram_worked: BigramWorked | None = None
     layers: Layers | None = None
     embeddings: Embeddings | None = None
@@ -162,8 +191,10 @@ def present(screen: Screen) -> InsidePanel:
     link = state_links(screen.links)
     if form not in OPEN_FORMS:
         return InsidePanel(form=form, open_href=link("stepper.show", inside=1) if form == "closed" else None)
-    numbers = build_numbers(screen.model, screen.result, screen.state)
     close = link("stepper.show", inside=None, layer=None, head=None, near=None)
+    if form == "class":
+        return InsidePanel(form=form, close_href=close, heat=heat_map(screen))
+    numbers = build_numbers(screen.model, screen.result, screen.state)
     if form == "bigram":
         counts = _counts(screen, numbers)
         return InsidePanel(form=form, close_href=close, counts=counts,
@@ -179,6 +210,40 @@ def present(screen: Screen) -> InsidePanel:
         lens=_lens(screen, numbers),
         lens_worked=_lens_worked(screen, numbers),
     )
+
+
+def heat_map(screen: Screen) -> HeatMap:
+    """The class's count table around the word the step reads (its row highlighted), each cell shaded by its count."""
+    model = screen.model
+    counting = model.class_model if isinstance(model, MixedBigram) else model
+    ids = screen.result.context_ids
+    prev = ids[-1] if ids else counting.start_id
+    table = count_table(counting, HEAT_WORDS, include=[prev])
+    labels = screen.labels
+    words = tuple(labels[i] for i in table.ids)
+    top = max((c for row in table.counts for c in row), default=0) or 1
+    rows = tuple(
+        HeatRow(word=word, read=i == prev, cells=tuple(HeatCell(thousands(c), heat_level(c, top)) for c in row))
+        for i, word, row in zip(table.ids, words, table.counts, strict=True)
+    )
+    return HeatMap(
+        intro=_("Counted in our sentences. The model reads the row of the word before the next one, '%(word)s' "
+                "(highlighted): the more often a word came after it, the more likely it comes next.",
+                word=labels[prev]),
+        words=words,
+        rows=rows,
+        mixed=_("In the mix these counts give our part of the probability; Jane Austen's novels give the rest.")
+        if counting is not model else None,
+    )
+
+
+def heat_level(count: int, top: int) -> int:
+    """A cell's shade: 0 for a count of 0, else 1 to HEAT_LEVELS - 1 by its share of the table's largest count.
+
+    >>> [heat_level(c, 8) for c in (0, 1, 2, 4, 8)]
+    [0, 1, 1, 2, 4]
+    """
+    return 0 if count == 0 else max(1, round((HEAT_LEVELS - 1) * count / top))
 
 
 def _counts(screen: Screen, numbers: InsideNumbers) -> BigramCounts:

@@ -17,6 +17,7 @@ import numpy as np
 
 from ...inference import LanguageModel, StepResult
 from ...inference.article import ArticleModel
+from ...inference.class_bigram import ClassBigram, MixedBigram
 from ...inference.derived.inside import (
     AttentionExample,
     BigramView,
@@ -37,13 +38,16 @@ N_DIMS = 48  # dimensions of an embedding strip
 
 def panel_form(screen: Screen) -> str:
     """Which form the panel takes: 'hidden' while the pick is, 'typed' for the article model (its logits
-    are typed: no forward pass), 'closed' until inside=1, then open: 'bigram' (a row of counts) or 'layers'."""
+    are typed: no forward pass), 'closed' until inside=1, then open: 'class' (a class model's count table),
+    'bigram' (a row of counts) or 'layers'."""
     if screen.hidden:
         return "hidden"
     if isinstance(screen.model, ArticleModel):
         return "typed"
     if not screen.state.inside:
         return "closed"
+    if isinstance(screen.model, (ClassBigram, MixedBigram)):
+        return "class"
     return "layers" if has_layers(screen.model) else "bigram"
 
 

@@ -24,7 +24,8 @@ from ..url.state import State
 # Panels that show one part of the screen's state, and that part.
 SHOWN: dict[str, Callable[[State], object]] = {
     "temperature_value": lambda state: state.settings.temperature,
-    "model_description": lambda state: (state.model, state.article),
+    # a class model's k and mix are in it too (its fields, and the mix's shares); others' digests stay as they were
+    "model_description": lambda state: (state.model, state.article, *([state.mix] if state.mix else [])),
     "model_measure": lambda state: state.model,
     "prompt_box": lambda state: state.reads_prompt,
 }
