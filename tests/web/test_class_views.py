@@ -176,6 +176,13 @@ def test_the_controls_name_the_class_model_and_keep_k_and_mix_in_the_url(client,
                 if o.attrs["value"].startswith("class:")]
 
 
+def test_the_stepper_links_to_the_models_own_page_but_not_on_the_projector(client, name):
+    link = page(client, name, lang="de").find("p", "class-page-link").find("a")
+    assert link.attrs["href"] == f"/class/{name.split(':')[1]}?lang=de"
+    assert client.get(link.attrs["href"]).status_code == 200
+    assert page(client, name, present="1").find("p", "class-page-link") is None
+
+
 def test_a_change_of_mix_sends_the_description_again(client, name):
     doc = page(client, name, prompt="We like")
     shown = next(i.attrs["value"] for i in doc.by_id("controls").find_all("input") if i.attrs.get("name") == "shown")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import current_app
+from flask import current_app, url_for
 
 from ...fetch import fetchable
 from ...inference.article import ARTICLE
@@ -81,6 +81,7 @@ class ClassFields:
     w: str  # the slider's value, '0.7'
     w_step: str
     shares: str  # 'From our sentences: 70 % · from Jane Austen's novels: 30 %'
+    page: str  # the model's own page: its sentences, its perplexities, its files ('' on the projector)
 
 
 @dataclass(frozen=True)
@@ -279,6 +280,8 @@ def class_fields(screen: Screen) -> ClassFields | None:
         w_step=str(MIX_STEP),
         shares=_("From our sentences: %(ours)s · from Jane Austen's novels: %(hers)s",
                  ours=pct(mix.w, 0), hers=pct(1 - mix.w, 0)),
+        page="" if screen.state.present else url_for("class_models.page", lang=screen.state.lang,
+                                                     text_id=screen.state.model[len(MODEL_PREFIX):]),
     )
 
 
