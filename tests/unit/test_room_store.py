@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+from collections import Counter
 
 import pytest
 
+from webapp.inference.class_bigram import MAX_SENTENCES, MAX_SENTENCES_PER_STUDENT
 from webapp.room.backends import open_store
 from webapp.room.sqlite_store import SQLiteStore
-from webapp.room.store import Room, RoomsFull, Vote
+from webapp.room.store import Room, RoomsFull, Sent, Vote
 
 IDLE = 600.0
 T0 = 1_000_000.0
@@ -411,3 +413,98 @@ def test_a_room_plays_a_lesson_screen_by_screen(store) -> None:
     store.create(new_room(), 10)
     room = store.update(store.get("ABCDEFGH", T0), T0, lesson="article", lesson_screen=3)
     assert store.get("ABCDEFGH", T0).lesson == "article" and room.lesson_screen == 3
+
+
+def writing_room(store, *students: str) -> Room:
+    store.create(new_room(), 10)
+    for s in students:
+        store.join("ABCDEFGH", s, "", 500)
+    room = store.get("ABCDEFGH", T0)
+    return store.update(room, T0, writing=True, topic="school lunch")
+
+
+def test_sentences_are_stored_in_order_while_the_room_is_writing(store) -> None:
+    store.create(new_room(), 10)
+    anna, ben = "a" * 43, "b" * 43
+    store.join("ABCDEFGH", anna, "Anna", 10)
+    store.join("ABCDEFGH", ben, "", 10)
+    assert store.add_sentence("ABCDEFGH", anna, "We like lunch .", T0) is Sent.CLOSED  # not writing yet
+    room = store.update(store.get("ABCDEFGH", T0), T0, writing=True, topic="school lunch")
+    assert (room.writing, room.topic) == (True, "school lunch")
+    assert store.get("ABCDEFGH", T0) == room
+    assert store.add_sentence("ABCDEFGH", anna, "We like lunch .", T0) is Sent.ADDED
+    assert store.add_sentence("ABCDEFGH", ben, "Lunch is <b>late</b> .", T0) is Sent.ADDED
+    assert store.add_sentence("ABCDEFGH", "c" * 43, "Not here .", T0) is Sent.NOT_JOINED
+    assert store.add_sentence("ABCDEFGH", anna, "Soup again !", T0) is Sent.ADDED
+    sent = store.sentences("ABCDEFGH")
+    assert [(s, t) for _n, s, t in sent] == [(anna, "We like lunch ."), (ben, "Lunch is <b>late</b> ."),
+                                             (anna, "Soup again !")]
+    ns = [n for n, _s, _t in sent]
+    assert ns == sorted(set(ns))
+    assert store.remove_sentence("ABCDEFGH", ns[1])
+    assert not store.remove_sentence("ABCDEFGH", ns[1])
+    assert [t for _n, _s, t in store.sentences("ABCDEFGH")] == ["We like lunch .", "Soup again !"]
+    assert store.add_sentence("ABCDEFGH", ben, "Chips .", T0)
+    assert store.sentences("ABCDEFGH")[-1][0] > ns[-1]  # a removed sentence's number is not given again
+    store.update(store.get("ABCDEFGH", T0), T0, writing=False)
+    assert store.add_sentence("ABCDEFGH", ben, "Late .", T0) is Sent.CLOSED
+    assert store.sentences("ABCDEFGH")[-1][2] == "Chips ."
+    assert store.clear_sentences("ABCDEFGH") == 3
+    assert store.sentences("ABCDEFGH") == []
+    assert store.sentences("ZZZZZZZZ") == []
+
+
+def test_sentences_are_limited_per_student_and_per_room(store) -> None:
+    students = [f"{n:043d}" for n in range(41)]
+    writing_room(store, *students)
+    for i in range(MAX_SENTENCES_PER_STUDENT):
+        assert store.add_sentence("ABCDEFGH", students[0], f"Sentence {i} .", T0) is Sent.ADDED
+    assert store.add_sentence("ABCDEFGH", students[0], "One more .", T0) is Sent.STUDENT_FULL
+    for s in students[1:40]:
+        for i in range(MAX_SENTENCES_PER_STUDENT):
+            assert store.add_sentence("ABCDEFGH", s, f"Sentence {i} .", T0) is Sent.ADDED
+    assert len(store.sentences("ABCDEFGH")) == MAX_SENTENCES == 400
+    assert store.add_sentence("ABCDEFGH", students[40], "The 401st .", T0) is Sent.ROOM_FULL
+    assert len(store.sentences("ABCDEFGH")) == MAX_SENTENCES
+    store.remove_sentence("ABCDEFGH", store.sentences("ABCDEFGH")[0][0])  # the first student's: room for one more
+    assert store.add_sentence("ABCDEFGH", students[0], "Again .", T0) is Sent.ADDED
+
+
+def test_sentences_sent_at_once_never_pass_the_limits(store) -> None:
+    import threading
+
+    students = [f"{n:043d}" for n in range(8)]
+    writing_room(store, *students)
+    outcomes: list[Sent] = []
+
+    def keep_sending(student: str) -> None:
+        for i in range(3 * MAX_SENTENCES_PER_STUDENT):
+            outcomes.append(store.add_sentence("ABCDEFGH", student, f"Sentence {i} .", T0))
+            outcomes.append(store.add_sentence("ABCDEFGH", students[0], f"Mine {i} .", T0))
+
+    threads = [threading.Thread(target=keep_sending, args=(s,)) for s in students]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    sent = store.sentences("ABCDEFGH")
+    authors = Counter(s for _n, s, _t in sent)
+    assert set(authors.values()) == {MAX_SENTENCES_PER_STUDENT}
+    assert len(sent) == outcomes.count(Sent.ADDED) == 8 * MAX_SENTENCES_PER_STUDENT
+
+
+def test_sentences_expire_with_their_room(store, store_url) -> None:
+    writing_room(store, "a" * 43)
+    store.add_sentence("ABCDEFGH", "a" * 43, "We like lunch .", T0)
+    assert store.add_sentence("ABCDEFGH", "a" * 43, "Too late .", T0 + IDLE + 1) is Sent.CLOSED
+    if isinstance(store, SQLiteStore):
+        store.purge(T0 + IDLE + 1)
+        assert store.sentences("ABCDEFGH") == []
+    else:  # the sentences' keys expire with the room's, and the room's changes keep them as long as its other keys
+        import redis
+
+        r = redis.Redis.from_url(store_url)
+        assert 0 < r.ttl("tbt:room:ABCDEFGH:sentences") <= IDLE
+        r.expire("tbt:room:ABCDEFGH:sentences", 5)
+        store.update(store.get("ABCDEFGH", T0), T0 + 1, topic="soup")
+        assert r.ttl("tbt:room:ABCDEFGH:sentences") > 5 and r.ttl("tbt:room:ABCDEFGH:authors") > 5

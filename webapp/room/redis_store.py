@@ -8,6 +8,8 @@ Keys, for a room with code C (every one expires idle_seconds after the teacher's
     tbt:room:C:changes    hash: "round:student" -> how often the vote was changed
     tbt:room:C:results    hash: round -> JSON
     tbt:room:C:closing    the round being counted, for CLOSING_MS only: votes on it are refused meanwhile
+    tbt:room:C:sentences  hash: n -> a sentence the class wrote (n counted by the room's field sentences_n)
+    tbt:room:C:authors    hash: n -> the student who wrote it
     tbt:rooms             sorted set: code -> last change, to bound the open rooms
     tbt:hit:KEY:WINDOW    rate-limit counters
     tbt:bucket:KEY        hash: a token bucket's tokens and when they were counted; expires once full again
@@ -35,8 +37,9 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from ..inference.class_bigram import MAX_SENTENCES, MAX_SENTENCES_PER_STUDENT
 from .breaker import Breaker
-from .store import MAX_VOTE_CHANGES, ROOM_FIELDS, Room, RoomsFull, RoomStore, Vote
+from .store import MAX_VOTE_CHANGES, ROOM_FIELDS, Room, RoomsFull, RoomStore, Sent, Vote
 
 PREFIX = "tbt:room:"
 ROOMS = "tbt:rooms"
@@ -86,6 +89,7 @@ if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
 for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 local v = redis.call('HINCRBY', KEYS[1], 'version', 1)
 for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[2]) end
+for i = 7, #KEYS do redis.call('EXPIRE', KEYS[i], ARGV[2]) end
 redis.call('ZADD', KEYS[5], ARGV[3], redis.call('HGET', KEYS[1], 'code'))
 redis.call('DEL', KEYS[6])
 return v
@@ -132,6 +136,7 @@ redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])
 for i = 7 + 2 * n, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 local v = redis.call('HINCRBY', KEYS[1], 'version', 1)
 for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ARGV[2]) end
+for i = 7, #KEYS do redis.call('EXPIRE', KEYS[i], ARGV[2]) end
 redis.call('ZADD', KEYS[5], ARGV[3], redis.call('HGET', KEYS[1], 'code'))
 redis.call('DEL', KEYS[6])
 return v
@@ -174,6 +179,26 @@ for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
   end
 end
 return n
+"""
+
+# KEYS: the room, its students, sentences, authors; ARGV: student, sentence, the oldest `touched` still open,
+# per_student, most. 1 added; 0 not writing; -1 not in the room; -2 the student's limit; -3 the room's.
+ADD_SENTENCE = """
+local room = redis.call('HMGET', KEYS[1], 'writing', 'touched')
+if room[1] ~= '1' or tonumber(room[2]) <= tonumber(ARGV[3]) then return 0 end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return -1 end
+local authors = redis.call('HVALS', KEYS[4])
+local mine = 0
+for _, author in ipairs(authors) do if author == ARGV[1] then mine = mine + 1 end end
+if mine >= tonumber(ARGV[4]) then return -2 end
+if #authors >= tonumber(ARGV[5]) then return -3 end
+local n = redis.call('HINCRBY', KEYS[1], 'sentences_n', 1)
+redis.call('HSET', KEYS[3], n, ARGV[2])
+redis.call('HSET', KEYS[4], n, ARGV[1])
+local ttl = redis.call('TTL', KEYS[1])
+redis.call('EXPIRE', KEYS[3], ttl)
+redis.call('EXPIRE', KEYS[4], ttl)
+return 1
 """
 
 TAKE = """
@@ -242,14 +267,15 @@ class RedisStore(RoomStore):
         self._create, self._update = self.r.register_script(CREATE), self.r.register_script(UPDATE)
         self._join, self._vote = self.r.register_script(JOIN), self.r.register_script(VOTE)
         self._hold, self._close = self.r.register_script(HOLD), self.r.register_script(CLOSE)
-        self._take = self.r.register_script(TAKE)
+        self._take, self._add_sentence = self.r.register_script(TAKE), self.r.register_script(ADD_SENTENCE)
         self._remove, self._clear = self.r.register_script(REMOVE), self.r.register_script(CLEAR)
         self._keep_lesson, self._read_lesson = self.r.register_script(KEEP_LESSON), self.r.register_script(READ_LESSON)
 
     @staticmethod
     def _keys(code: str) -> list[str]:
         room = PREFIX + code
-        return [room, room + ":students", room + ":votes", room + ":results", ROOMS, room + ":closing"]
+        return [room, room + ":students", room + ":votes", room + ":results", ROOMS, room + ":closing",
+                room + ":sentences", room + ":authors"]
 
     def _ttl(self) -> int:
         return max(1, int(self.idle_seconds))
@@ -425,6 +451,35 @@ class RedisStore(RoomStore):
     @answering
     def kept_text(self, text_id: str, now: float, seconds: float) -> str | None:
         return self._read_lesson(keys=[TEXT + text_id, TEXTS], args=[now, max(1, int(seconds)), text_id])
+
+    @answering
+    def add_sentence(self, code: str, student: str, text: str, now: float,
+                     per_student: int = MAX_SENTENCES_PER_STUDENT, most: int = MAX_SENTENCES) -> Sent:
+        keys = self._keys(code)
+        done = self._add_sentence(keys=[*keys[:2], *keys[6:8]],
+                                  args=[student, text, repr(float(now - self.idle_seconds)), per_student, most])
+        return {1: Sent.ADDED, 0: Sent.CLOSED, -1: Sent.NOT_JOINED, -2: Sent.STUDENT_FULL, -3: Sent.ROOM_FULL}[done]
+
+    @answering
+    def sentences(self, code: str) -> list[tuple[int, str, str]]:
+        keys = self._keys(code)
+        with self.r.pipeline() as pipe:  # MULTI/EXEC: the two hashes as one
+            texts, authors = pipe.hgetall(keys[6]).hgetall(keys[7]).execute()
+        return sorted((int(n), authors.get(n, ""), text) for n, text in texts.items())
+
+    @answering
+    def remove_sentence(self, code: str, n: int) -> bool:
+        keys = self._keys(code)
+        with self.r.pipeline() as pipe:
+            removed, _ = pipe.hdel(keys[6], str(n)).hdel(keys[7], str(n)).execute()
+        return removed == 1
+
+    @answering
+    def clear_sentences(self, code: str) -> int:
+        keys = self._keys(code)
+        with self.r.pipeline() as pipe:
+            n, _, _ = pipe.hlen(keys[6]).delete(keys[6]).delete(keys[7]).execute()
+        return n
 
     @answering
     def purge(self, now: float) -> int:

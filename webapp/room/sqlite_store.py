@@ -17,7 +17,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from .store import MAX_VOTE_CHANGES, ROOM_FIELDS, Room, RoomsFull, RoomStore, Vote
+from ..inference.class_bigram import MAX_SENTENCES, MAX_SENTENCES_PER_STUDENT
+from .store import MAX_VOTE_CHANGES, ROOM_FIELDS, Room, RoomsFull, RoomStore, Sent, Vote
 
 BUSY_MS = 10_000
 SCHEMA = """
@@ -27,7 +28,8 @@ CREATE TABLE IF NOT EXISTS rooms (
     round_key TEXT NOT NULL, leaderboard INTEGER NOT NULL, created REAL NOT NULL, touched REAL NOT NULL,
     n_rounds INTEGER NOT NULL DEFAULT 0, rounds TEXT NOT NULL DEFAULT '',
     tally_shown INTEGER NOT NULL DEFAULT 0, ended INTEGER NOT NULL DEFAULT 0,
-    lesson TEXT NOT NULL DEFAULT '', lesson_screen INTEGER NOT NULL DEFAULT 0);
+    lesson TEXT NOT NULL DEFAULT '', lesson_screen INTEGER NOT NULL DEFAULT 0,
+    topic TEXT NOT NULL DEFAULT '', writing INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS students (
     code TEXT NOT NULL, student TEXT NOT NULL, nickname TEXT NOT NULL, PRIMARY KEY (code, student));
 CREATE TABLE IF NOT EXISTS votes (
@@ -42,13 +44,17 @@ CREATE TABLE IF NOT EXISTS buckets (
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS lessons (id TEXT PRIMARY KEY, text TEXT NOT NULL, expires REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS texts (id TEXT PRIMARY KEY, text TEXT NOT NULL, expires REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS sentences (
+    n INTEGER PRIMARY KEY AUTOINCREMENT, code TEXT NOT NULL, student TEXT NOT NULL, text TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS sentences_by_room ON sentences (code, student);
 """
-BOOLEANS = ("votes_on", "round_open", "leaderboard", "tally_shown", "ended")
+BOOLEANS = ("votes_on", "round_open", "leaderboard", "tally_shown", "ended", "writing")
 # Columns added since the first release, with their definitions: a file an older server made gets them on opening
 # (its rooms read them as their defaults: Room.rounds_opened covers the rounds opened before).
 ADDED_COLUMNS = {"n_rounds": "INTEGER NOT NULL DEFAULT 0", "rounds": "TEXT NOT NULL DEFAULT ''",
                  "tally_shown": "INTEGER NOT NULL DEFAULT 0", "ended": "INTEGER NOT NULL DEFAULT 0",
-                 "lesson": "TEXT NOT NULL DEFAULT ''", "lesson_screen": "INTEGER NOT NULL DEFAULT 0"}
+                 "lesson": "TEXT NOT NULL DEFAULT ''", "lesson_screen": "INTEGER NOT NULL DEFAULT 0",
+                 "topic": "TEXT NOT NULL DEFAULT ''", "writing": "INTEGER NOT NULL DEFAULT 0"}
 
 
 def writes(method):
@@ -309,12 +315,45 @@ class SQLiteStore(RoomStore):
         return self._kept("texts", text_id, now, seconds)
 
     @writes
+    def add_sentence(self, code: str, student: str, text: str, now: float,
+                     per_student: int = MAX_SENTENCES_PER_STUDENT, most: int = MAX_SENTENCES) -> Sent:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")  # count and add as one: a sentence sent at the same moment waits
+        try:
+            if not db.execute("SELECT 1 FROM rooms WHERE code = ? AND writing = 1 AND touched > ?",
+                              (code, self._alive(now))).fetchone():
+                return Sent.CLOSED
+            if self.nickname(code, student) is None:
+                return Sent.NOT_JOINED
+            mine, total = db.execute("SELECT coalesce(sum(student = ?), 0), count(*) FROM sentences "
+                                     "WHERE code = ?", (student, code)).fetchone()
+            if mine >= per_student:
+                return Sent.STUDENT_FULL
+            if total >= most:
+                return Sent.ROOM_FULL
+            db.execute("INSERT INTO sentences (code, student, text) VALUES (?, ?, ?)", (code, student, text))
+            return Sent.ADDED
+        finally:
+            db.execute("COMMIT")
+
+    def sentences(self, code: str) -> list[tuple[int, str, str]]:
+        return list(self.db.execute("SELECT n, student, text FROM sentences WHERE code = ? ORDER BY n", (code,)))
+
+    @writes
+    def remove_sentence(self, code: str, n: int) -> bool:
+        return self.db.execute("DELETE FROM sentences WHERE code = ? AND n = ?", (code, n)).rowcount == 1
+
+    @writes
+    def clear_sentences(self, code: str) -> int:
+        return self.db.execute("DELETE FROM sentences WHERE code = ?", (code,)).rowcount
+
+    @writes
     def purge(self, now: float) -> int:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
             old = [code for (code,) in db.execute("SELECT code FROM rooms WHERE touched <= ?", (self._alive(now),))]
-            for table in ("votes", "results", "students", "rooms"):
+            for table in ("votes", "results", "students", "sentences", "rooms"):
                 db.executemany(f"DELETE FROM {table} WHERE code = ?", [(c,) for c in old])
             db.execute("DELETE FROM hits WHERE window < ?", (now - 3600,))
             db.execute("DELETE FROM buckets WHERE full < ?", (now,))

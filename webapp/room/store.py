@@ -14,6 +14,8 @@ Everything a room is lives here, so that any process on any machine can serve an
     lessons   id -> a lesson file a teacher opened or published (webapp/lessons), at most max_lessons,
               each kept `seconds` after it was last kept or read
     texts     id -> the sentences a class model is counted from (a room's, or a pasted text), kept as lessons are
+    sentences n -> (student, sentence): what the class wrote while the room was writing (Room.writing), bounded
+              per student and per room (inference/class_bigram.py's limits); they expire with the room
 
 A room expires `idle_seconds` after the teacher last changed it: it then reads as missing and
 its rows or keys are deleted by the next purge (SQLite) or expire on their own (Redis).
@@ -23,6 +25,8 @@ Two operations must be atomic across processes, and are, in both backends:
     close_round(...)          the same, and the closed round's votes counted into its result
     vote(...)                 stored only while that round is open and the student is in the room,
                               so that a vote racing the reveal is either counted or refused.
+    add_sentence(...)         stored only while the room is writing, from a student in it, within the limits,
+                              so that sentences sent at once never make more than the limits allow.
 
 A store that stops answering (a Redis server hung or gone) raises StoreUnavailable within a short
 timeout, and then at once until it answers again (breaker.py); whatever a call was changing is left
@@ -36,6 +40,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import Enum
+
+from ..inference.class_bigram import MAX_SENTENCES, MAX_SENTENCES_PER_STUDENT
 
 DEFAULT_IDLE_SECONDS = 3 * 3600
 DEFAULT_MAX_ROOMS = 200  # a school server's busiest hours, each room kept 3 hours after its lesson
@@ -65,6 +71,8 @@ class Room:
     ended: bool = False  # the teacher ended the lesson: no more votes or changes; students explore on their own
     lesson: str = ""  # the lesson the room plays (a bundled lesson's name, or 'l:' and a kept lesson's id); '' none
     lesson_screen: int = 0  # the screen of that lesson on the teacher's screen, from 0
+    topic: str = ""  # what the class writes sentences about ("Write a sentence about school lunch")
+    writing: bool = False  # the writing round is open: students' sentences are stored
 
     @property
     def rounds_opened(self) -> int:
@@ -80,6 +88,14 @@ class Vote(Enum):
     CLOSED = "closed"  # no such round open: revealed, kept for later (rounds.py), or not begun
     NOT_JOINED = "not joined"
     TOO_MANY = "too many changes"  # the student changed their vote MAX_VOTE_CHANGES times on this round
+
+
+class Sent(Enum):
+    ADDED = "added"
+    CLOSED = "closed"  # the room is not writing (the teacher closed the round, or never opened one)
+    NOT_JOINED = "not joined"
+    STUDENT_FULL = "student full"  # the student has sent MAX_SENTENCES_PER_STUDENT already
+    ROOM_FULL = "room full"  # the room holds MAX_SENTENCES
 
 
 class RoomsFull(Exception):
@@ -209,6 +225,24 @@ class RoomStore(ABC):
     @abstractmethod
     def kept_text(self, text_id: str, now: float, seconds: float) -> str | None:
         """kept_lesson for a class model's sentences."""
+
+    @abstractmethod
+    def add_sentence(self, code: str, student: str, text: str, now: float,
+                     per_student: int = MAX_SENTENCES_PER_STUDENT, most: int = MAX_SENTENCES) -> Sent:
+        """Store the student's sentence (already cleaned) after the others, if the room is writing, the student is
+        in it, has sent fewer than per_student and the room holds fewer than `most`; else nothing changes."""
+
+    @abstractmethod
+    def sentences(self, code: str) -> list[tuple[int, str, str]]:
+        """The room's sentences in the order they were sent: (n, student, sentence), n growing, never reused."""
+
+    @abstractmethod
+    def remove_sentence(self, code: str, n: int) -> bool:
+        """Delete sentence n; False if there was none."""
+
+    @abstractmethod
+    def clear_sentences(self, code: str) -> int:
+        """Delete every sentence of the room; how many there were."""
 
     @abstractmethod
     def purge(self, now: float) -> int:
