@@ -98,6 +98,27 @@ def check_room_for(n_from_student: int, n_total: int) -> None:
         raise InvalidSentence(N_("the round holds at most %(limit)s sentences"), limit=MAX_SENTENCES)
 
 
+@dataclass(frozen=True)
+class Tally:
+    """What a class's sentences give a bigram to count, as the projector says it while they arrive."""
+
+    n_sentences: int
+    n_tokens: int  # words and punctuation marks
+    n_words: int  # different ones
+    n_pairs: int  # pairs counted: each token with the one before it, the boundaries <s> included
+
+
+def tally(sentences: Sequence[str]) -> Tally:
+    """The sentences' tokens, different words and pairs.
+
+    >>> tally(["We like lunch.", "We like school!"])
+    Tally(n_sentences=2, n_tokens=8, n_words=6, n_pairs=10)
+    """
+    tokens = [[piece for piece, _, _ in split(s)] for s in sentences]
+    return Tally(n_sentences=len(sentences), n_tokens=sum(map(len, tokens)),
+                 n_words=len({t for sentence in tokens for t in sentence}), n_pairs=sum(len(t) + 1 for t in tokens))
+
+
 def check_k(k: float) -> float:
     if not (isinstance(k, (int, float)) and math.isfinite(k) and 0 < k <= MAX_K):
         raise InvalidSetting(N_("k must be more than 0 and at most %(max)s, not %(value)s"), max=MAX_K, value=str(k))

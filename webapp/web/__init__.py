@@ -14,9 +14,9 @@ from .classroom import room_support
 from .classroom.student_polls import StudentPolls
 from .i18n import filters, glossary, translations
 
-# room_students and room_teacher are imported for their routes, which each adds to room.bp.
+# room_students, room_teacher and room_sentences are imported for their routes, which each adds to room.bp.
 from .lessons import lesson_access
-from .routes import api, class_models, lessons, room, room_students, room_teacher  # noqa: F401
+from .routes import api, class_models, lessons, room, room_sentences, room_students, room_teacher  # noqa: F401
 from .routes import stepper as views
 from .serving import budget, cache, compress, fetched, policy, security
 from .serving import error_pages as errors
@@ -67,7 +67,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(api.bp)
     room_support.configure(app)
     app.wsgi_app = StudentPolls(app.wsgi_app, app)  # students' polls answered before Flask where they can be
-    app.register_blueprint(room.bp)  # the routes of room_teacher.py and room_students.py
+    app.register_blueprint(room.bp)  # the routes of room_teacher.py, room_students.py and room_sentences.py
     lesson_access.configure(app)
     app.register_blueprint(lessons.bp)
     app.register_blueprint(class_models.bp)

@@ -36,6 +36,7 @@ from ..stages.screen import take_step
 from ..url.links import public_base
 from ..url.parse import parse_state
 from ..url.state import FORCED, InvalidInput, State, state_model
+from . import sentences_view
 from .room_access import STUDENT_COOKIE as STUDENT_COOKIE
 from .room_access import TEACHER_COOKIE as TEACHER_COOKIE
 from .room_access import find_room, knows_room, now, store
@@ -230,6 +231,12 @@ def board(room: Room, lesson: Lesson) -> list[Place] | None:
     if not (room.leaderboard and lesson.results):
         return None
     return leaderboard(store().all_votes(room.code), lesson.results, store().students(room.code))
+
+
+def sentences_panel(room: Room, presenting: bool) -> sentences_view.SentencesPanel:
+    """The teacher's list of the class's sentences; nicknames read only when the leaderboard may show them."""
+    return sentences_view.panel(room, store().sentences(room.code),
+                                store().students(room.code) if room.leaderboard else {}, presenting)
 
 
 def model_of(state: State):

@@ -30,6 +30,7 @@ from ..i18n.translations import template_gettext as _
 from ..stages.screen import Screen
 from ..url.links import public_url
 from ..url.state import State
+from .sentences_view import MySentences
 
 N_BALLOT = 8  # top tokens offered on the ballot
 N_GUESSES = 8  # a student's latest guesses listed
@@ -217,10 +218,12 @@ class StudentRecord:
     n_guesses: int
     n_hits: int
     guesses: tuple[GuessLine, ...]  # the latest N_GUESSES, newest first
+    sentences: MySentences | None = None  # the sentences they sent in the room's writing round
 
 
 def record(
-    room: Room, *, nickname: str | None, my_votes: dict[int, int], guesses: Sequence[Guess], model: LanguageModel
+    room: Room, *, nickname: str | None, my_votes: dict[int, int], guesses: Sequence[Guess], model: LanguageModel,
+    sentences: MySentences | None = None,
 ) -> StudentRecord:
     """A student's part, from their votes by round and their guesses on the revealed rounds (oldest first)."""
     labels = token_labels(model)
@@ -234,6 +237,7 @@ def record(
         n_guesses=len(guesses),
         n_hits=sum(g.hit for g in guesses),
         guesses=tuple(latest),
+        sentences=sentences,
     )
 
 

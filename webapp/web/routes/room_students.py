@@ -26,7 +26,7 @@ from ...room.guess import check_guess, guess_token
 from ...room.store import Room, Vote
 from ..classroom import room_access as access
 from ..classroom import room_support as rs
-from ..classroom import student_view
+from ..classroom import sentences_view, student_view
 from ..i18n.labels import token_labels
 from ..i18n.translations import gettext as _
 from ..i18n.translations import lang_param
@@ -109,6 +109,7 @@ def student_record(room: Room, student: str) -> student_view.StudentRecord:
         my_votes=mine,
         guesses=rs.lesson(room).record(mine),
         model=rs.room_model(room),
+        sentences=sentences_view.my_sentences(store.sentences(room.code), student),
     )
 
 
@@ -128,6 +129,7 @@ def follow_context(room: Room) -> dict:
             "status": student_view.status(room, screen),
             "ballot": student_view.ballot(room, screen),
             "question": lesson_in_room.class_question(room.lesson, room.lesson_screen),
+            "write": sentences_view.write_box(room),
         }
 
     return rs.student_screen(room, build)

@@ -121,6 +121,7 @@ def teach(code: str):
         **screen_context(screen),
         animate=False,
         room_panel=room_panel(room, presenting=state.present, joining=request.args.get("join") == "1"),
+        sentences=rs.sentences_panel(room, state.present),
     )
 
 
