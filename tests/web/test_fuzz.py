@@ -274,7 +274,10 @@ ROOM_RULES = ["/join", "/room", "/room/<code>", "/room/<code>/end", "/room/<code
               "/room/<code>/live", "/room/<code>/me",
               "/room/<code>/panel", "/room/<code>/qr.svg", "/room/<code>/remove", "/room/<code>/results.json",
               "/room/<code>/roster", "/room/<code>/screen", "/room/<code>/settings", "/room/<code>/state",
-              "/room/<code>/teach", "/room/<code>/vote", "/room/<code>/vote/restart"]
+              "/room/<code>/teach", "/room/<code>/vote", "/room/<code>/vote/restart",
+              "/room/<code>/sentence", "/room/<code>/sentences", "/room/<code>/sentences.csv",
+              "/room/<code>/sentences/open", "/room/<code>/sentences/close", "/room/<code>/sentences/remove",
+              "/room/<code>/sentences/clear", "/room/<code>/build"]
 ROOM_FIELDS = ["code", "nickname", "round", "token", "text", "url", "from", "action", "votes_on", "leaderboard",
                "present", "tally_shown", "student", "lesson", "link", "to", "stop"]
 ROOM_EXAMPLES = 500
@@ -297,6 +300,10 @@ GOOD_FORMS = {
     "/room/<code>/settings": {"votes_on": "1", "leaderboard": "1", "tally_shown": "1", "present": "1"},
     "/room/<code>/remove": {"student": "0123456789abcdef"},
     "/room/<code>/vote": {"round": "1", "token": "5"},
+    "/room/<code>/sentences/open": {"topic": "school lunch"},
+    "/room/<code>/sentences/remove": {"n": "1"},
+    "/room/<code>/sentence": {"text": "We like lunch ."},
+    "/room/<code>/build": {"mix": "0.7"},
 }
 
 
