@@ -7,7 +7,7 @@ import math
 import re
 from urllib.parse import parse_qs, urlsplit
 
-from class_counts import class_probs, step_probs
+from class_counts import class_probs, ids_of, step_probs, vocabulary_of
 from playwright.sync_api import Browser, Page, expect
 
 TEXT = ("The cat sat on the mat . The dog sat on the rug .\n\n"
@@ -38,8 +38,9 @@ def test_a_pasted_text_builds_a_model_whose_steps_are_its_counts_and_whose_link_
     query = parse_qs(urlsplit(page.url).query)
     ids = query["ids"][0].split(",")
     assert len(ids) == 3 and query["model"] == [model], "Step keeps the class's model"
+    token_ids = ids_of(app_url, model, vocabulary_of(SENTENCES))
     for i in range(3):  # the step that picked ids[i] read the ones before it
-        probs, prev = step_probs(app_url, {"model": model, "prompt": "", "ids": ",".join(ids[:i])})
+        probs, prev = step_probs(app_url, {"model": model, "prompt": "", "ids": ",".join(ids[:i])}, token_ids)
         expected = class_probs(SENTENCES, prev)
         assert set(probs) == set(expected)
         for token, p in expected.items():
