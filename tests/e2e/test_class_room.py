@@ -67,6 +67,7 @@ def test_a_class_writes_sentences_builds_its_model_and_steps_through_its_counts(
         for text in WRITTEN[name]:
             write(page, text)
             sentences.append(text)
+    save_screenshot(phones["Jonas"], "class-room-phone-writing-de")
     for text in WRITTEN["quiet"]:
         quiet.locator("#write-text").fill(text)
         quiet.locator("#room-write button[type=submit]").click()

@@ -53,7 +53,7 @@ def test_sentences_arrive_in_the_teachers_list_and_the_model_built_from_them_is_
         assert send(students[i % 2], code, text).status_code == 200
     assert listed(teacher, code) == SENTENCES[::-1]  # newest first
     counts = teacher.get(f"/room/{code}/sentences").get_data(as_text=True)
-    assert "4 sentences · 16 words and marks · 11 different · 20 word pairs counted" in counts
+    assert "4 sentences · 16 words and marks · 11 different ones · 20 word pairs counted" in counts
     built = teacher.post(f"/room/{code}/build", data={"mix": "1"}, headers=ORIGIN)
     assert built.status_code == 303
     page = teacher.get(f"/room/{code}/teach").get_data(as_text=True)

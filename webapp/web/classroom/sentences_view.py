@@ -17,8 +17,8 @@ from ..i18n.filters import thousands
 from ..i18n.translations import gettext as _
 from ..i18n.translations import ngettext
 
-N_SHOWN = 60  # sentences listed, newest first: the projector shows the latest; the CSV has them all
-DEFAULT_TOPIC_HINT = "Write a sentence about school lunch"
+N_SHOWN = 60  # sentences listed on the laptop, newest first; the CSV has them all
+N_PROJECTED = 18  # on the projector: three columns of the latest, large enough for the back row
 
 
 @dataclass(frozen=True)
@@ -59,11 +59,11 @@ def panel(room: Room, sentences: list[tuple[int, str, str]], nicknames: dict[str
           presenting: bool) -> SentencesPanel:
     """The teacher's list; `sentences` as the store holds them, (n, student, text) in the order sent."""
     t = tally([text for _, _, text in sentences])
-    shown = sentences[::-1][:N_SHOWN]
+    shown = sentences[::-1][:N_PROJECTED if presenting else N_SHOWN]
     counts = " · ".join([
         ngettext("%(num)s sentence", "%(num)s sentences", t.n_sentences),
         ngettext("%(num)s word or mark", "%(num)s words and marks", t.n_tokens),
-        ngettext("%(num)s different", "%(num)s different", t.n_words),
+        ngettext("%(num)s different one", "%(num)s different ones", t.n_words),
         ngettext("%(num)s word pair counted", "%(num)s word pairs counted", t.n_pairs),
     ])
     hidden = len(sentences) - len(shown)
