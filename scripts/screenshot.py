@@ -113,6 +113,53 @@ def lesson(browser, url: str) -> None:
     phone.screenshot(path=str(ROOT / "docs" / "lesson-phone.png"))
 
 
+CLASS_SENTENCES = ["We like school lunch .", "Lunch is the best part of the day !", "We eat lunch at noon .",
+                   "The soup is hot .", "We like the soup .", "School lunch is good .", "The bread is fresh ."]
+
+
+def class_model(browser, url: str) -> None:
+    """A class writes sentences (the projector while they arrive), builds its model half mixed with Austen's, and
+    steps with it: the projector with the count table."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
+    teacher = context.new_page()
+    teacher.goto(url + START)
+    teacher.locator("form.start-room button").click()
+    expect(teacher).to_have_url(re.compile(r"/room/[A-Z0-9]{8}/teach\?"))
+    code = teacher.url.split("/room/")[1].split("/")[0]
+    teacher.goto(f"{url}/room/{code}/teach")
+    teacher.locator("#sentences-topic").fill("School lunch")
+    teacher.locator(".sentences-open button").click()
+    projector = context.new_page()
+    projector.goto(f"{url}/room/{code}/teach?present=1")
+    phones = []
+    for name in CLASS:
+        phone = browser.new_context(viewport={"width": 390, "height": 844}, reduced_motion="reduce").new_page()
+        phone.goto(f"{url}/join?code={code}")
+        phone.locator("#nickname").fill(name)
+        phone.locator(".join-form button[type=submit]").click()
+        expect(phone).to_have_url(f"{url}/room/{code}")
+        phones.append(phone)
+    for n, text in enumerate(CLASS_SENTENCES):
+        phone = phones[n % len(phones)]
+        phone.locator("#write-text").fill(text)
+        phone.locator("#room-write button[type=submit]").click()
+        expect(phone.locator("#me .my-sentences")).to_contain_text(text)
+    expect(projector.locator("#room-sentences .sentence-text")).to_have_count(len(CLASS_SENTENCES))
+    projector.screenshot(path=str(ROOT / "docs" / "class-sentences.png"))
+    teacher.reload()
+    teacher.locator("#sentences-mix").fill("0.5")
+    teacher.locator(".sentences-build-button").click()
+    expect(teacher.locator("#model-description")).to_contain_text("Counted from our")
+    for _ in range(2):
+        with teacher.expect_response(PUBLISHED):
+            teacher.locator("#controls [data-control=step]").click()
+    with teacher.expect_response(PUBLISHED):
+        teacher.get_by_role("link", name="Open the forward pass").click()
+    projector.goto(f"{url}/room/{code}/teach?present=1")
+    expect(projector.locator("#inside table").first).to_be_visible()
+    projector.screenshot(path=str(ROOT / "docs" / "class-model.png"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chromium", default="/usr/bin/chromium", help="the browser to drive")
@@ -130,6 +177,7 @@ def main() -> None:
                 stepper(browser, url)
                 class_room(browser, url)
                 lesson(browser, url)
+                class_model(browser, url)
                 browser.close()
         finally:
             server.terminate()

@@ -146,7 +146,11 @@ def test_the_count_table_shows_the_pair_counts_and_highlights_the_row_the_step_r
     assert [words(tr.find("th")) for tr in rows] == columns and len(columns) >= 8 and prev in columns
     written = Counter(nxt for (_, nxt) in PAIRS.elements())  # how often each word was written (and <s>: ended)
     left_out = [w for w in written if w not in columns]
-    assert all(written[c] >= written[w] for c in columns if c != prev for w in left_out)  # the most written words
+    followers = {w for w in written if PAIRS[prev, w] > 0}
+    most = max((PAIRS[prev, w] for w in followers), default=0)
+    assert all(w in columns for w in followers if PAIRS[prev, w] == most)  # where the row read has its largest count
+    others = [c for c in columns if c != prev and c not in followers]
+    assert all(written[c] >= written[w] for c in others for w in left_out)  # the most written words
     for tr in rows:
         row_word = words(tr.find("th"))
         assert [int(words(td)) for td in tr.find_all("td")] == [PAIRS[row_word, col] for col in columns]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from markupsafe import Markup
 
 from ...inference.class_bigram import MixedBigram, count_table
@@ -29,6 +30,8 @@ from .inside_numbers import InsideNumbers, build_numbers, panel_form
 from .screen import Screen
 
 OPEN_FORMS = ("class", "bigram", "layers")
+HEAT_FOLLOWERS = 3  # the words that most often came after the one read: always columns, so its counts show
+HEAT_WORDS_PROJECTED = 6  # on the projector the table has the chart's narrow place
 HEAT_WORDS = 8  # the count table's rows and columns: the class's most written words, and the word the step reads
 HEAT_LEVELS = 5  # the cells' shades, 0 (never) to 4 (the table's largest count)
 
@@ -218,7 +221,10 @@ def heat_map(screen: Screen) -> HeatMap:
     counting = model.class_model if isinstance(model, MixedBigram) else model
     ids = screen.result.context_ids
     prev = ids[-1] if ids else counting.start_id
-    table = count_table(counting, HEAT_WORDS, include=[prev])
+    row = counting.counted(ids).counts  # [n_vocab] what followed prev
+    followers = [int(i) for i in np.argsort(-row, kind="stable")[:HEAT_FOLLOWERS] if row[i] > 0]
+    n_words = HEAT_WORDS_PROJECTED if screen.state.present else HEAT_WORDS
+    table = count_table(counting, n_words, include=[prev, *followers])  # the row read, and where its counts are
     labels = screen.labels
     words = tuple(labels[i] for i in table.ids)
     top = max((c for row in table.counts for c in row), default=0) or 1
