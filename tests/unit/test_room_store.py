@@ -409,6 +409,18 @@ def test_kept_texts_are_a_shelf_of_their_own_beside_the_lessons(store) -> None:
     assert store.keep_text("b", "Hi.", T0 + 151, max_texts=1, seconds=100)
 
 
+def test_reading_a_kept_file_for_a_shorter_while_never_shortens_its_life(store) -> None:
+    assert store.keep_text("a", "We like lunch.", T0, max_texts=5, seconds=1000)
+    assert store.kept_text("a", T0 + 1, seconds=10) == "We like lunch."  # kept until T0 + 1000 still
+    if hasattr(store, "r"):  # Redis: the key's own expiry too
+        assert store.r.ttl("tbt:text:a") > 900
+    assert store.kept_text("a", T0 + 900, seconds=10) == "We like lunch."
+    assert store.kept_text("a", T0 + 1001, seconds=10) is None
+    assert store.keep_lesson("b", "lesson", T0, max_lessons=5, seconds=1000)
+    assert store.kept_lesson("b", T0 + 1, seconds=10) == "lesson"
+    assert store.kept_lesson("b", T0 + 900, seconds=10) == "lesson"
+
+
 def test_a_room_plays_a_lesson_screen_by_screen(store) -> None:
     store.create(new_room(), 10)
     room = store.update(store.get("ABCDEFGH", T0), T0, lesson="article", lesson_screen=3)

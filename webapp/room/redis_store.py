@@ -62,13 +62,14 @@ redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[1] + ARGV[3], ARGV[4])
 return 1
 """
-# KEYS: the lesson, the index; ARGV: now, seconds, id. The text if it has not expired, kept `seconds` more.
+# KEYS: the file, its shelf's index; ARGV: now, seconds, id. The text if it has not expired, kept at least `seconds`
+# more (never less than it was).
 READ_LESSON = """
 local text, expires = unpack(redis.call('HMGET', KEYS[1], 'text', 'expires'))
 if not text or tonumber(expires) <= tonumber(ARGV[1]) then return false end
 local later = math.max(tonumber(expires), ARGV[1] + ARGV[2])
 redis.call('HSET', KEYS[1], 'expires', later)
-redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], math.ceil(later - ARGV[1]))
 redis.call('ZADD', KEYS[2], later, ARGV[3])
 return text
 """

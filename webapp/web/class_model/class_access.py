@@ -2,7 +2,8 @@
 
 A class model is named in URLs as 'class:' and the id of its sentences' file (inference/class_text.py),
 kept in the room store's shelf of texts: a room's sentences for as long as a room is kept after its last
-change, a pasted text for CLASS_KEEP_SECONDS after it was last opened. The store keeps at most
+change (ROOM_IDLE_SECONDS after the model was last opened), a pasted text for CLASS_KEEP_SECONDS after it was
+last opened. A room's model can be saved as its file and opened again at /build. The store keeps at most
 CLASS_MAX_KEPT files of at most 64 KB (a few MB in all), and one network may keep CLASS_KEEPS_PER_HOUR
 new ones an hour (the same text again costs nothing).
 
@@ -59,12 +60,15 @@ def found_text(text_id: str) -> ClassText:
     """The class's sentences kept under text_id, read once per request; UnknownModel if none (or expired)."""
     found = g.setdefault("class_texts", {})
     if text_id not in found:
-        text = access.store().kept_text(text_id, access.now(), seconds()) if is_text_id(text_id) else None
+        store = access.store()
+        text = store.kept_text(text_id, access.now(), room_seconds()) if is_text_id(text_id) else None
         if text is None:
             raise UnknownModel(N_("there is no class model at this address: it may have expired (a class's "
                                   "sentences are kept %(days)s days after they were last opened). Build it again "
                                   "from its sentences."), days=round(seconds() / 86400))
         found[text_id] = parse(text)
+        if found[text_id].pasted:  # a room's model lives as long as a room is kept after its last change
+            store.kept_text(text_id, access.now(), seconds())
     return found[text_id]
 
 
@@ -104,4 +108,10 @@ def keep(text: ClassText, seconds_kept: float | None = None) -> str:
 
 
 def seconds() -> float:
+    """How long a pasted text is kept after it was last opened."""
     return float(current_app.config["CLASS_KEEP_SECONDS"])
+
+
+def room_seconds() -> float:
+    """How long a room's model is kept after it was last opened: as long as a room after its teacher's last change."""
+    return float(current_app.config["ROOM_IDLE_SECONDS"])

@@ -134,7 +134,7 @@ def build_model(code: str):
     if text is None:
         raise InvalidInput(N_("there are no sentences yet: the model is counted from the class's sentences"))
     w = read_mix(request.form.get("mix", "1"))
-    name = class_access.keep(text, seconds_kept=float(current_app.config["ROOM_IDLE_SECONDS"]))
+    name = class_access.keep(text, seconds_kept=class_access.room_seconds())
     screen = rs.state_of(room)
     state = State(prompt="", model=name, ids=(), settings=screen.settings, mix=ClassMix(w=w))
     apply(room, state, "show", writing=False)
