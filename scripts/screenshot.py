@@ -127,6 +127,7 @@ def class_model(browser, url: str) -> None:
     expect(teacher).to_have_url(re.compile(r"/room/[A-Z0-9]{8}/teach\?"))
     code = teacher.url.split("/room/")[1].split("/")[0]
     teacher.goto(f"{url}/room/{code}/teach")
+    teacher.locator("#room-sentences summary").click()
     teacher.locator("#sentences-topic").fill("School lunch")
     teacher.locator(".sentences-open button").click()
     projector = context.new_page()

@@ -53,6 +53,7 @@ def test_a_class_writes_sentences_builds_its_model_and_steps_through_its_counts(
     laptop = new_context(browser, url, viewport=PROJECTOR)
     teacher, code = start_room(laptop, url)
     teacher.goto(f"{url}/room/{code}/teach")
+    teacher.locator("#room-sentences summary").click()
     teacher.locator("#sentences-topic").fill("School lunch")
     teacher.get_by_role("button", name="Write sentences").click()
     projector = laptop.new_page()
