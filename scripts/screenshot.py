@@ -54,14 +54,8 @@ def stepper(browser, url: str) -> None:
     page.screenshot(path=str(ROOT / "docs" / "screenshot.png"))
 
 
-def class_room(browser, url: str) -> None:
-    """A teacher in presenter mode starts a room, four phones join and vote, the teacher reveals."""
-    teacher = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce").new_page()
-    teacher.goto(url + START)
-    teacher.locator("form.start-room button").click()
-    expect(teacher).to_have_url(re.compile(r"/room/[A-Z0-9]{8}/teach\?"))
-    teacher.wait_for_load_state()
-    code = teacher.url.split("/room/")[1].split("/")[0]
+def join_phones(browser, url: str, code: str) -> list:
+    """The class's phones (CLASS), each joined to the room with its nickname."""
     phones = []
     for name in CLASS:
         phone = browser.new_context(viewport={"width": 390, "height": 844}, reduced_motion="reduce").new_page()
@@ -70,6 +64,18 @@ def class_room(browser, url: str) -> None:
         phone.locator(".join-form button[type=submit]").click()
         expect(phone).to_have_url(f"{url}/room/{code}")
         phones.append(phone)
+    return phones
+
+
+def class_room(browser, url: str) -> None:
+    """A teacher in presenter mode starts a room, four phones join and vote, the teacher reveals."""
+    teacher = browser.new_context(viewport={"width": 1280, "height": 720}, reduced_motion="reduce").new_page()
+    teacher.goto(url + START)
+    teacher.locator("form.start-room button").click()
+    expect(teacher).to_have_url(re.compile(r"/room/[A-Z0-9]{8}/teach\?"))
+    teacher.wait_for_load_state()
+    code = teacher.url.split("/room/")[1].split("/")[0]
+    phones = join_phones(browser, url, code)
     teacher.locator("#join-hide").click()
     teacher.locator('.room-settings button[name="votes_on"]').click()
     expect(teacher.locator('.room-settings button[name="votes_on"][aria-pressed="true"]')).to_be_visible()
@@ -132,14 +138,7 @@ def class_model(browser, url: str) -> None:
     teacher.locator(".sentences-open button").click()
     projector = context.new_page()
     projector.goto(f"{url}/room/{code}/teach?present=1")
-    phones = []
-    for name in CLASS:
-        phone = browser.new_context(viewport={"width": 390, "height": 844}, reduced_motion="reduce").new_page()
-        phone.goto(f"{url}/join?code={code}")
-        phone.locator("#nickname").fill(name)
-        phone.locator(".join-form button[type=submit]").click()
-        expect(phone).to_have_url(f"{url}/room/{code}")
-        phones.append(phone)
+    phones = join_phones(browser, url, code)
     for n, text in enumerate(CLASS_SENTENCES):
         phone = phones[n % len(phones)]
         phone.locator("#write-text").fill(text)

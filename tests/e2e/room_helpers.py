@@ -56,6 +56,16 @@ def start_room(context: BrowserContext, url: str) -> tuple[Page, str]:
     return page, code
 
 
+def join_in_german(context: BrowserContext, url: str, code: str, nickname: str = "Jonas") -> Page:
+    """join() from a browser whose language is German: the form's labels are German, so it is filled by its ids."""
+    page = context.new_page()
+    page.goto(f"{url}/join?code={code}")
+    page.locator("#nickname").fill(nickname)
+    page.locator(".join-form button[type=submit]").click()
+    expect(page).to_have_url(f"{url}/room/{code}")
+    return page
+
+
 def join(context: BrowserContext, url: str, code: str, nickname: str = "") -> Page:
     page = context.new_page()
     page.goto(f"{url}/join?code={code}")

@@ -10,7 +10,7 @@ import re
 import pytest
 from class_counts import austen_probs, class_probs, ids_of, step_probs, vocabulary_of
 from playwright.sync_api import Browser, Page, expect
-from room_helpers import Server, join, new_context, start_room, step
+from room_helpers import Server, join, join_in_german, new_context, start_room, step
 
 PHONE = {"width": 390, "height": 844}
 PROJECTOR = {"width": 1280, "height": 720}
@@ -29,15 +29,6 @@ def room_server(tmp_path_factory: pytest.TempPathFactory):
     server = Server(f"sqlite:///{folder / 'rooms.sqlite3'}", folder).start()
     yield server
     server.stop()
-
-
-def join_in_german(context, url: str, code: str) -> Page:
-    page = context.new_page()
-    page.goto(f"{url}/join?code={code}")
-    page.locator("#nickname").fill("Jonas")
-    page.locator(".join-form button[type=submit]").click()
-    expect(page).to_have_url(f"{url}/room/{code}")
-    return page
 
 
 def write(student: Page, text: str) -> None:

@@ -13,7 +13,7 @@ import re
 import pytest
 from markupsafe import escape
 from playwright.sync_api import Browser, BrowserContext, Page, Response, expect
-from room_helpers import Server, join, new_context, reveal
+from room_helpers import Server, join, join_in_german, new_context, reveal
 
 from webapp.lessons.bundled import bundled
 
@@ -43,15 +43,6 @@ class Received:
 
     def holding(self, text: str) -> bool:
         return any(text in body for body in self.bodies)
-
-
-def join_in_german(context: BrowserContext, url: str, code: str) -> Page:
-    page = context.new_page()
-    page.goto(f"{url}/join?code={code}")
-    page.locator("#nickname").fill("Jonas")
-    page.locator(".join-form button[type=submit]").click()
-    expect(page).to_have_url(f"{url}/room/{code}")
-    return page
 
 
 def test_lesson_one_played_in_a_room_reaches_every_phone_and_keeps_the_notes_on_the_laptop(

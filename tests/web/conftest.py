@@ -23,6 +23,17 @@ def client(app):
     return app.test_client()
 
 
+@pytest.fixture(scope="module", params=["sqlite", "redis"])
+def rooms(request, app, tmp_path_factory):
+    """An app whose rooms live in an SQLite file of the module's own or in the session's redis-server (the
+    session's models, loaded once): a room module's tests run on both stores."""
+    if request.param == "sqlite":
+        store = f"sqlite:///{tmp_path_factory.mktemp('rooms') / 'rooms.sqlite3'}"
+    else:
+        store = request.getfixturevalue("redis_url")
+    return create_app({"TESTING": True, "MODELS": app.extensions["models"], "ROOM_STORE": store})
+
+
 @pytest.fixture(scope="session")
 def model(app):
     """The default model: the one a URL without `model` gets."""

@@ -10,20 +10,9 @@ import re
 
 import pytest
 
-from webapp.web import create_app
-
 from .test_room import ORIGIN, START, join, publish, push
 
 NICKNAMES = ("Adalind", "<i>Bodo</i>", "")
-
-
-@pytest.fixture(scope="module", params=["sqlite", "redis"])
-def rooms(request, app, tmp_path_factory):
-    if request.param == "sqlite":
-        store = f"sqlite:///{tmp_path_factory.mktemp('rooms') / 'rooms.sqlite3'}"
-    else:
-        store = request.getfixturevalue("redis_url")
-    return create_app({"TESTING": True, "MODELS": app.extensions["models"], "ROOM_STORE": store})
 
 
 class Class:

@@ -8,21 +8,9 @@ import re
 
 import pytest
 
-from webapp.web import create_app
-
 from .test_room import ORIGIN, START, join, publish, push
 
 VOTES = ("5", "5", "9")
-
-
-@pytest.fixture(scope="module", params=["sqlite", "redis"])
-def rooms(request, app, tmp_path_factory):
-    """An app whose rooms live in an SQLite file or a redis-server (the session's models, loaded once)."""
-    if request.param == "sqlite":
-        store = f"sqlite:///{tmp_path_factory.mktemp('rooms') / 'rooms.sqlite3'}"
-    else:
-        store = request.getfixturevalue("redis_url")
-    return create_app({"TESTING": True, "MODELS": app.extensions["models"], "ROOM_STORE": store})
 
 
 class Lesson:

@@ -9,25 +9,12 @@ import math
 import re
 from collections import Counter
 
-import pytest
-
 from webapp.inference.class_bigram import MAX_SENTENCES_PER_STUDENT
-from webapp.web import create_app
 
 from .test_room import ORIGIN, START, join
 
 HTMX = {**ORIGIN, "HX-Request": "true"}
 SENTENCES = ["We like lunch .", "Lunch is good !", "We like school .", "School is fun ."]
-
-
-@pytest.fixture(scope="module", params=["sqlite", "redis"])
-def rooms(request, app, tmp_path_factory):
-    """An app whose rooms live in an SQLite file or a redis-server (the session's models, loaded once)."""
-    if request.param == "sqlite":
-        store = f"sqlite:///{tmp_path_factory.mktemp('rooms') / 'rooms.sqlite3'}"
-    else:
-        store = request.getfixturevalue("redis_url")
-    return create_app({"TESTING": True, "MODELS": app.extensions["models"], "ROOM_STORE": store})
 
 
 def start(app, topic: str = "school lunch"):
