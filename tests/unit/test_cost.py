@@ -122,3 +122,11 @@ def test_a_class_model_costs_its_counting_and_a_mix_the_other_bigrams_row():
     mixed = MixedBigram(small, austen, 0.5)
     assert cost.counting_work(mixed).seconds > cost.counting_work(small).seconds
     assert cost.counting_work(austen).seconds == 0
+
+
+def test_decoding_costs_the_greedy_text_and_each_beams_passes():
+    model = load_model(MODELS_DIR / "austen-transformer")
+    one, four = cost.decoding_work(model, 5, 1, 10), cost.decoding_work(model, 5, 4, 10)
+    greedy = sum(cost.steps_work(model, 5, 10), cost.Work())
+    assert four.passes - greedy.passes == 4 * (one.passes - greedy.passes) > 0
+    assert four.seconds > one.seconds > greedy.seconds

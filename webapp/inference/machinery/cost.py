@@ -177,6 +177,15 @@ def counting_work(model: LanguageModel) -> Work:
     return Work(seconds=n_counted * COUNT_SECONDS + (other.n_vocab * VOCAB_SECONDS if other is not None else 0))
 
 
+def decoding_work(model: LanguageModel, n_prompt: int, width: int, n_new: int) -> Work:
+    """Greedy and beam search (decoding.py): the greedy text's steps in a row, and each beam's steps, each as a
+    pass over its whole window (beams take turns, so the KV cache may hold another beam's text)."""
+    greedy = sum(steps_work(model, n_prompt, n_new), Work())
+    beams = sum((step_work(model, range(n_prompt + t)) for t in range(n_new)), Work())
+    return Work(greedy.positions + width * beams.positions, greedy.passes + width * beams.passes,
+                greedy.seconds + width * beams.seconds)
+
+
 def draws_work(n: int) -> Work:
     """Sampling the step's distribution n times ("Sample many"): a seeded generator made for each draw."""
     return Work(seconds=n * DRAW_SECONDS)

@@ -91,7 +91,7 @@ def request_work(policy: Policy, budget: Budget) -> tuple[cost.Work, str] | None
     the view will say why)."""
     if policy.work is Work.NONE:
         return None
-    if policy.work is Work.SCORE:
+    if policy.work in (Work.SCORE, Work.DECODE):
         return policy.estimate()
     try:
         state = charged_state(policy)

@@ -45,6 +45,7 @@ class Work(Enum):
     ACTION = "Back, Reset or Choose: the screen of the state it moves to for htmx, else a redirect (no pass)"
     EXPORT = "every generated token's step again"
     SCORE = "sentences scored token by token by several models: the route's own estimate (`estimate`)"
+    DECODE = "greedy and beam search from the prompt: width x steps forward passes, the route's own estimate"
 
 
 class Extra(Flag):
