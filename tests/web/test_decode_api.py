@@ -57,3 +57,8 @@ def test_each_level_keeps_width_candidates_and_names_the_rest_pruned(client):
 def test_a_bad_setting_is_a_400_that_says_which(client, bad):
     answer = client.get(f"/api/decode?prompt=It+is&{bad}")
     assert answer.status_code == 400 and bad.split("=")[0] in answer.json["error"]
+
+
+def test_the_word_models_write_on_past_any_end_and_say_so(client):
+    answer = client.get("/api/decode?prompt=It+is&model=austen-bigram&width=2&max_new_tokens=5").json
+    assert answer["eos_id"] is None and all(len(b["ids"]) == 5 and not b["ended"] for b in answer["beams"])

@@ -211,8 +211,10 @@ class LlamaModel(LanguageModel):
         bos_id: int | None = None,
         description: str = "",
         block: int = BLOCK,
+        eos_id: int | None = None,
     ):
         self.name = name
+        self.eos_id = eos_id
         self.description = description
         self.tokenizer = tokenizer
         self.params = params

@@ -62,6 +62,9 @@ class LanguageModel(ABC):
     # softmax(logits) as exact fractions (exact.py), the same after any ids, for a model whose probabilities
     # are typed (the article's): an object array [n_vocab]; None for a model that computes its logits
     exact_probs: np.ndarray | None = None
+    # the token that ends a text, where the model was trained to write one (SmolLM2-Instruct's <|im_end|>): greedy
+    # decoding and beam search stop there (decoding.py); None for the word models, which write on
+    eos_id: int | None = None
 
     @property
     def n_vocab(self) -> int:

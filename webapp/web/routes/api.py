@@ -127,7 +127,7 @@ def decode():
     model = state_model(models, state)
     width, length_penalty, n_new = decode_settings()
     prompt_ids = context_ids(model, encode_prompt(model, state.text_prompt))
-    search = decoding.beam_search(model, prompt_ids, width, n_new, length_penalty)
+    search = decoding.beam_search(model, prompt_ids, width, n_new, length_penalty, eos_id=model.eos_id)
     labels = model.tokenizer.token_text
 
     def beam(b: decoding.Beam) -> dict:
@@ -137,7 +137,8 @@ def decode():
     return {
         "model": model.name, "prompt": state.text_prompt, "prompt_ids": prompt_ids, "width": width,
         "length_penalty": length_penalty, "max_new_tokens": n_new, "temperature": 1.0, "truncation": None,
-        "greedy": beam(decoding.greedy(model, prompt_ids, n_new)),
+        "eos_id": model.eos_id,
+        "greedy": beam(decoding.greedy(model, prompt_ids, n_new, eos_id=model.eos_id)),
         "beams": [beam(b) for b in search.finished],
         "levels": [{"beams": [list(b.ids) for b in level.beams],
                     "candidates": [{"beam": c.beam, "id": c.id, "token": labels(c.id), "log_prob": c.log_prob,
