@@ -16,7 +16,7 @@ from .i18n import filters, glossary, translations
 
 # room_students, room_teacher and room_sentences are imported for their routes, which each adds to room.bp.
 from .lessons import lesson_access
-from .routes import api, class_models, lessons, room, room_sentences, room_students, room_teacher  # noqa: F401
+from .routes import api, class_models, decode, lessons, room, room_sentences, room_students, room_teacher  # noqa: F401
 from .routes import stepper as views
 from .serving import budget, cache, compress, fetched, policy, security
 from .serving import error_pages as errors
@@ -65,6 +65,7 @@ def create_app(config: dict | None = None) -> Flask:
     budget.register(app)  # after the cache: an answer from it costs nothing
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(decode.bp)
     room_support.configure(app)
     app.wsgi_app = StudentPolls(app.wsgi_app, app)  # students' polls answered before Flask where they can be
     app.register_blueprint(room.bp)  # the routes of room_teacher.py, room_students.py and room_sentences.py

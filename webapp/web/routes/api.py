@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import math
-
 from flask import Blueprint, current_app, request
 
 from ...inference import InferenceError, decoding, run_step_table
 from ...inference.derived.export import step_to_dict
 from ...inference.derived.inside import BigramView
-from ...inference.errors import N_
-from ...inference.machinery import cost
 from ...inference.step import context_ids, encode_prompt
 from ..i18n.translations import gettext as _
 from ..serving.policy import Cache, Extra, Work, costs, from_query
+from ..stages import decoding_view
 from ..stages.inside_numbers import build_numbers
-from ..url.state import InvalidInput, state_model
+from ..url.state import state_model
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -73,49 +70,16 @@ def list_models():
     }
 
 
-MAX_WIDTH = 8
-MAX_NEW = 20
-
-
-def decode_settings() -> tuple[int, float, int]:
-    """The search's width (2 to 8), length penalty (from -2 to 5) and most new tokens (1 to 20), from the query."""
-    width = number("width", int, 4)
-    length_penalty = number("length_penalty", float, 1.0)
-    n_new = number("max_new_tokens", int, 10)
-    if not 1 <= width <= MAX_WIDTH:
-        raise InvalidInput(N_("width must be a whole number from 1 to %(max)s, not %(value)s"), max=MAX_WIDTH,
-                           value=str(width))
-    if not -2 <= length_penalty <= 5:
-        raise InvalidInput(N_("length_penalty must be from -2 to 5, not %(value)s"), value=str(length_penalty))
-    if not 1 <= n_new <= MAX_NEW:
-        raise InvalidInput(N_("max_new_tokens must be a whole number from 1 to %(max)s, not %(value)s"), max=MAX_NEW,
-                           value=str(n_new))
-    return width, length_penalty, n_new
-
-
-def number(name: str, kind, default):
-    text = request.args.get(name, "").strip()
-    if not text:
-        return default
-    try:
-        value = kind(text)
-    except ValueError:
-        raise InvalidInput(N_("%(name)s must be a number, not %(value)s"), name=name, value=repr(text[:40])) from None
-    if not math.isfinite(value):
-        raise InvalidInput(N_("%(name)s must be a finite number, not %(value)s"), name=name, value=repr(text[:40]))
-    return value
-
 
 def decode_work():
     """The search's work for the budget, before it runs (none for a bad request: the view says why)."""
     try:
         state = from_query()
         model = state_model(current_app.extensions["models"], state)
-        width, _penalty, n_new = decode_settings()
+        width, _penalty, n_new = decoding_view.settings()
     except InferenceError:
         return None
-    n_prompt = len(context_ids(model, encode_prompt(model, state.prompt)))
-    return cost.decoding_work(model, n_prompt, width, n_new), _("greedy and beam search")
+    return decoding_view.work(model, state, width, n_new), _("greedy and beam search")
 
 
 @bp.get("/decode")
@@ -125,7 +89,7 @@ def decode():
     models = current_app.extensions["models"]
     state = from_query()
     model = state_model(models, state)
-    width, length_penalty, n_new = decode_settings()
+    width, length_penalty, n_new = decoding_view.settings()
     prompt_ids = context_ids(model, encode_prompt(model, state.text_prompt))
     search = decoding.beam_search(model, prompt_ids, width, n_new, length_penalty, eos_id=model.eos_id)
     labels = model.tokenizer.token_text

@@ -29,6 +29,7 @@ class SharePanel:
     export_csv: str  # the table on screen
     export_chain_csv: str  # the sampler chain of the step on screen
     add_to_lesson: str  # the lesson editor, adding this screen to the lesson being written
+    decode: str  # greedy and beam search from this screen's prompt, beside its sampled text
     room_from: str  # the screen a class room starts from
 
 
@@ -46,5 +47,6 @@ def present(screen: Screen) -> SharePanel:
         export_csv=link("stepper.export_csv"),
         export_chain_csv=link("stepper.export_chain_csv"),
         add_to_lesson=lesson_add_url(screen.state),
+        decode=link("decode.decode_page"),
         room_from=link("stepper.show"),
     )
