@@ -24,7 +24,7 @@ def test_the_page_shows_the_json_twins_beams_and_greedy(client):
     data = client.get(f"/api/decode?{urlencode(QUERY)}").json
     html = page(client)
     rows = re.findall(r'<tr[^>]*>\s*<th scope="row">([^<]*)</th>(.*?)</tr>', html, re.S)
-    shown = {name: re.findall(r'class="num">([^<]*)<', cells) for name, cells in rows}
+    shown = {name: re.findall(r'class="num"[^>]*>([^<]*)<', cells) for name, cells in rows}
     assert shown["Greedy"] == [fixed(data["greedy"]["total"]), fixed(data["greedy"]["score"])]
     for i, beam in enumerate(data["beams"], 1):
         assert shown[f"Beam {i}"] == [fixed(beam["total"]), fixed(beam["score"])]
