@@ -55,8 +55,9 @@ def from_parts(meta: dict, params: dict, name: str, n_ctx: int | None = None, de
     n_ctx = min(n_ctx or MAX_CTX, config.n_ctx_train - add_bos)
     endoftext = tokenizer.id_of("<|endoftext|>")
     start_id = endoftext if endoftext is not None else bos_id
+    eos_id = meta.get("tokenizer.ggml.eos_token_id")  # SmolLM2's <|im_end|>, as its generation_config.json says
     return LlamaModel(name, tokenizer, params, config, n_ctx, start_id, bos_id if add_bos else None, description,
-                      block)
+                      block, None if eos_id is None else int(eos_id))
 
 
 def load(folder: str | Path) -> LlamaModel:

@@ -127,7 +127,8 @@ def decode():
     model = state_model(models, state)
     width, length_penalty, n_new = decode_settings()
     prompt_ids = context_ids(model, encode_prompt(model, state.text_prompt))
-    search = decoding.beam_search(model, prompt_ids, width, n_new, length_penalty)
+    eos_id = getattr(model, "eos_id", None)  # the Austen models have none: their texts run to max_new_tokens
+    search = decoding.beam_search(model, prompt_ids, width, n_new, length_penalty, eos_id)
     labels = model.tokenizer.token_text
 
     def beam(b: decoding.Beam) -> dict:
@@ -136,8 +137,9 @@ def decode():
 
     return {
         "model": model.name, "prompt": state.text_prompt, "prompt_ids": prompt_ids, "width": width,
-        "length_penalty": length_penalty, "max_new_tokens": n_new, "temperature": 1.0, "truncation": None,
-        "greedy": beam(decoding.greedy(model, prompt_ids, n_new)),
+        "length_penalty": length_penalty, "max_new_tokens": n_new, "eos_id": eos_id, "temperature": 1.0,
+        "truncation": None,
+        "greedy": beam(decoding.greedy(model, prompt_ids, n_new, eos_id)),
         "beams": [beam(b) for b in search.finished],
         "levels": [{"beams": [list(b.ids) for b in level.beams],
                     "candidates": [{"beam": c.beam, "id": c.id, "token": labels(c.id), "log_prob": c.log_prob,
