@@ -7,6 +7,8 @@ from urllib.parse import urlencode
 
 import pytest
 
+from webapp.web import create_app
+
 PROMPTS = ["It is a truth", "She was", "The girl saw a"]
 
 
@@ -57,3 +59,17 @@ def test_each_level_keeps_width_candidates_and_names_the_rest_pruned(client):
 def test_a_bad_setting_is_a_400_that_says_which(client, bad):
     answer = client.get(f"/api/decode?prompt=It+is&{bad}")
     assert answer.status_code == 400 and bad.split("=")[0] in answer.json["error"]
+
+
+def test_smollm2s_answers_end_at_its_end_of_sequence_token_and_the_austen_models_have_none(app):
+    if "smollm2-135m" not in app.extensions["models"]:
+        pytest.skip("smollm2-135m is not fetched")
+    limits = {"HEAVY_SECONDS": 60, "DEADLINE_SECONDS": 60, "WORK_BUDGET_SECONDS": 600}  # a search of 6 s or so
+    client = create_app({"TESTING": True, "MODELS": app.extensions["models"], **limits}).test_client()
+    prompt = "<|im_start|>user\nSay hi.<|im_end|>\n<|im_start|>assistant\n"
+    query = {"model": "smollm2-135m", "prompt": prompt, "width": "2", "max_new_tokens": "8"}
+    answer = client.get(f"/api/decode?{urlencode(query)}").json
+    assert answer["eos_id"] == 2
+    for beam in [answer["greedy"], *answer["beams"]]:
+        assert 2 not in beam["ids"][:-1] and beam["ended"] == (beam["ids"][-1] == 2)
+    assert client.get("/api/decode?prompt=It+is&model=austen-bigram&width=2").json["eos_id"] is None
