@@ -494,3 +494,11 @@ def test_the_pool_says_how_much_of_a_window_it_holds(tiny):
     assert m.cached_positions(ids) == len(m.context(ids))  # its logits are kept
     assert m.cached_positions([*ids, 5]) == 10  # a block of 4 twice, then one of 2
     assert m.cached_positions([ids[0] + 1, *ids[1:]]) == 0
+
+
+def test_smollm2_ends_a_text_with_im_end_as_its_generation_config_says(smollm):
+    assert smollm.eos_id == 2 and smollm.tokenizer.token_text(2) == "<|im_end|>"
+
+
+def test_the_end_of_sequence_token_is_the_files(model):
+    assert model.eos_id == 2  # tiny_gguf.py writes add_eos_token_id(2)

@@ -16,7 +16,8 @@ where a text that ends with the end-of-sequence token counts it, and the candida
 best 2 * width, so that a beam that ends does not leave fewer than `width` to go on. A text ended by the
 end-of-sequence token is finished, if it ranks among the first `width` candidates; the search stops when
 `width` texts are finished (early_stopping=True), or after `n_new` tokens, when the beams still running are
-finished as they are. Of the finished texts the `width` best scores are kept, best first.
+finished as they are (also when the last step's end-of-sequence tokens made `width`). Of the finished texts
+the `width` best scores are kept, best first.
 
 >>> from webapp.inference.class_bigram import ClassBigram
 >>> model = ClassBigram.build(["a b c .", "a c b .", "b c ."])
@@ -139,8 +140,9 @@ def beam_search(model: LanguageModel, prompt_ids: Sequence[int], width: int, n_n
         running = going
         if len(finished) >= width or not running:
             break
-    done = len(finished) >= width  # else the beams still running are finished as they are
-    best = sorted(finished if done else [*finished, *running], key=lambda beam: -beam.score(length_penalty))[:width]
+    # after the last step the beams still running are finished as they are, even if `width` ended at that step
+    pool = [*finished, *running] if len(levels) == n_new else finished
+    best = sorted(pool, key=lambda beam: -beam.score(length_penalty))[:width]
     return Search(width=width, length_penalty=length_penalty, finished=tuple(best), levels=tuple(levels))
 
 
