@@ -222,7 +222,6 @@ class LlamaModel(LanguageModel):
         self.n_ctx = n_ctx  # ids read; a BOS token, where the file asks for one, comes before them
         self.start_id = start_id if bos_id is None else None  # a BOS starts every window: no start token besides
         self.bos_id = bos_id
-        self.eos_id = eos_id  # the token that ends a text, where the file names one (decoding.py stops at it)
         if params["token_embd"].shape != (tokenizer.n_vocab, config.n_embd):
             raise ValueError(f"model {name!r}: the embedding does not fit the vocabulary")
         n_pos = n_ctx + (bos_id is not None)
