@@ -124,9 +124,18 @@ def test_a_class_model_costs_its_counting_and_a_mix_the_other_bigrams_row():
     assert cost.counting_work(austen).seconds == 0
 
 
-def test_decoding_costs_the_greedy_text_and_each_beams_passes():
+def test_decoding_costs_the_greedy_text_then_one_batch_of_the_beams_a_level():
     model = load_model(MODELS_DIR / "austen-transformer")
     one, four = cost.decoding_work(model, 5, 1, 10), cost.decoding_work(model, 5, 4, 10)
     greedy = sum(cost.steps_work(model, 5, 10), cost.Work())
-    assert four.passes - greedy.passes == 4 * (one.passes - greedy.passes) > 0
+    assert four.passes - greedy.passes == one.passes - greedy.passes == 10  # the prompt, then a batch a level
+    assert four.positions - greedy.positions == 5 + 9 * 4
     assert four.seconds > one.seconds > greedy.seconds
+
+
+def test_once_the_window_slides_each_beam_runs_its_whole_window():
+    model = load_model(MODELS_DIR / "austen-transformer")
+    n_prompt = model.n_ctx - 2  # the prompt's window, then two levels grow it; the next two slide
+    four = cost.decoding_work(model, n_prompt, 4, 5)
+    greedy = sum(cost.steps_work(model, n_prompt, 5), cost.Work())
+    assert four.positions - greedy.positions == n_prompt + 2 * 4 + 2 * 4 * model.n_ctx  # levels 4 and 5 slide

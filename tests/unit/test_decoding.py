@@ -18,6 +18,7 @@ from webapp.inference.machinery.registry import MODELS_DIR, load_model
 from webapp.inference.step import context_ids, encode_prompt
 
 WORDS = ["a", "b", "c", "."]
+ROUNDING = 1e-5  # beams after the first level run their positions one at a time (machinery/kvcache.py): float32
 sentences_st = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join), min_size=1,
                         max_size=5)
 
@@ -53,8 +54,8 @@ def test_every_beams_score_is_the_sum_of_its_tokens_log_probabilities(austen, wi
     assert len(search.finished) == width
     for beam in search.finished:
         expected = log_probs_of(austen, prompt_ids, list(beam.ids))
-        assert np.allclose(beam.log_probs, expected, rtol=0, atol=1e-9)
-        assert math.isclose(beam.score(1.0), math.fsum(expected) / len(beam.ids), abs_tol=1e-9)
+        assert np.allclose(beam.log_probs, expected, rtol=0, atol=ROUNDING)
+        assert math.isclose(beam.score(1.0), math.fsum(expected) / len(beam.ids), abs_tol=ROUNDING)
     scores = [beam.score(1.0) for beam in search.finished]
     assert scores == sorted(scores, reverse=True)
     if width == 1:

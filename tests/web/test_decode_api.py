@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 import pytest
 
 PROMPTS = ["It is a truth", "She was", "The girl saw a"]
+ROUNDING = 1e-5  # beams after the first level run their positions one at a time (machinery/kvcache.py): float32
 
 
 def log_prob(client, model: str, prompt: str, ids: list[int], token: int) -> float:
@@ -25,11 +26,11 @@ def test_every_beam_is_its_tokens_log_probabilities_and_the_best_is_never_below_
     answer = client.get(f"/api/decode?{urlencode(query)}").json
     for beam in [answer["greedy"], *answer["beams"]]:
         expected = [log_prob(client, model, prompt, beam["ids"][:n], token) for n, token in enumerate(beam["ids"])]
-        assert all(math.isclose(a, b, abs_tol=1e-9) for a, b in zip(beam["log_probs"], expected, strict=True))
-        assert math.isclose(beam["total"], math.fsum(expected), abs_tol=1e-9)
+        assert all(math.isclose(a, b, abs_tol=ROUNDING) for a, b in zip(beam["log_probs"], expected, strict=True))
+        assert math.isclose(beam["total"], math.fsum(expected), abs_tol=len(expected) * ROUNDING)
     scores = [beam["score"] for beam in answer["beams"]]
     assert scores == sorted(scores, reverse=True) and len(scores) == 3
-    assert answer["beams"][0]["total"] >= answer["greedy"]["total"] - 1e-12
+    assert answer["beams"][0]["total"] >= answer["greedy"]["total"] - len(answer["greedy"]["ids"]) * ROUNDING
 
 
 @pytest.mark.parametrize("prompt", PROMPTS)

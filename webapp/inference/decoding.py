@@ -45,6 +45,21 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     return z - np.log(np.exp(z).sum())
 
 
+def largest(values: np.ndarray, k: int) -> np.ndarray:
+    """The places of the k largest values, largest first, an earlier place first among equals: what
+    np.argsort(-values, kind="stable")[:k] gives, without sorting them all.
+
+    >>> largest(np.array([0.1, 0.5, 0.3, 0.5]), 3).tolist()
+    [1, 3, 2]
+    """
+    if k >= len(values):
+        return np.argsort(-values, kind="stable")
+    kth = np.partition(values, len(values) - k)[len(values) - k]  # the k-th largest value
+    above, equal = np.flatnonzero(values > kth), np.flatnonzero(values == kth)
+    chosen = np.concatenate([above, equal[: k - len(above)]])  # each part in order of place
+    return chosen[np.argsort(-values[chosen], kind="stable")]
+
+
 @dataclass(frozen=True)
 class Beam:
     """A text generated after the prompt, with each of its tokens' log-probabilities."""
@@ -118,10 +133,12 @@ def beam_search(model: LanguageModel, prompt_ids: Sequence[int], width: int, n_n
     running = [Beam((), ())]
     finished: list[Beam] = []
     levels = []
+    cache = model.beam_cache()  # each beam's keys and values, copied from its parent's (machinery/kvcache.py)
     for _ in range(n_new):
-        rows = [log_softmax(model.logits([*prompt_ids, *beam.ids])) for beam in running]  # [n_vocab] each
+        texts = [[*prompt_ids, *beam.ids] for beam in running]
+        rows = [log_softmax(logits) for logits in model.logits_many(texts, cache)]  # [n_vocab] each
         totals = np.concatenate([beam.total + row for beam, row in zip(running, rows, strict=True)])
-        order = np.argsort(-totals, kind="stable")[: 2 * width]  # beam-major: ties go to the earlier beam
+        order = largest(totals, 2 * width)  # beam-major: ties go to the earlier beam
         n_vocab = len(rows[0])
         fates: dict[tuple[int, int], str] = {}
         going: list[Beam] = []
@@ -147,7 +164,7 @@ def beam_search(model: LanguageModel, prompt_ids: Sequence[int], width: int, n_n
 
 
 def _level(running: list[Beam], rows: list[np.ndarray], fates: dict[tuple[int, int], str]) -> Level:
-    shown = {(b, int(t)) for b, row in enumerate(rows) for t in np.argsort(-row, kind="stable")[:PER_BEAM]}
+    shown = {(b, int(t)) for b, row in enumerate(rows) for t in largest(row, PER_BEAM)}
     shown |= set(fates)
     candidates = sorted(shown, key=lambda bt: (bt[0], -rows[bt[0]][bt[1]], bt[1]))
     return Level(beams=tuple(running), candidates=tuple(

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bpe import BPETokenizer
-from .machinery.kvcache import KVCache, KVPool
+from .machinery.kvcache import BeamCache, KVCache, KVPool, beam_logits
 from .model import Inside, LanguageModel
 from .transformer import attention, causal_mask
 
@@ -117,31 +117,34 @@ def gqa(
     turns: np.ndarray,
     start: int,
     mask: np.ndarray | None,
-    cache: KVCache | None = None,
+    cache: KVCache | BeamCache | None = None,
     layer: int = 0,
     inside: Inside | None = None,
+    rows_of: tuple[int, ...] = (),
 ) -> np.ndarray:
     """Causal grouped-query attention of positions start.. over themselves and (from the cache) the ones before.
 
-    [n, n_embd] -> [n, n_embd], with turns = rope_turns(positions) and mask = group_mask(n, start, c), the
-    same for every layer. Query head h reads key/value head h // (n_head / n_head_kv).
+    [n, n_embd] -> [n, n_embd], with turns = rope_turns(positions) and mask = group_mask(n, start, c), the same for
+    every layer. Query head h reads key/value head h // (n_head / n_head_kv). With rows_of = (n_rows,), several
+    texts (beam search's beams): x is their n positions each, one text after the other, each attending to its own.
     """
-    n, hd, group = x.shape[0], c.head_dim, c.n_head // c.n_head_kv
+    n_rows = rows_of[0] if rows_of else 1
+    n, hd, group = x.shape[0] // n_rows, c.head_dim, c.n_head // c.n_head_kv
     n_qk = c.n_head + c.n_head_kv
     qkv = x @ b["attn_qkv"]  # [n, n_embd] @ [n_embd, (n_head + 2 n_head_kv) hd]: Q, K and V in one product
-    qk = rope(qkv[:, : n_qk * hd].reshape(n, n_qk, hd), turns)  # [n, n_head + n_head_kv, hd]
-    q = qk[:, : c.n_head].transpose(1, 0, 2)  # [n_head, n, hd]
-    k = qk[:, c.n_head :].transpose(1, 0, 2)  # [n_head_kv, n, hd]
-    v = qkv[:, n_qk * hd :].reshape(n, c.n_head_kv, hd).transpose(1, 0, 2)  # [n_head_kv, n, hd]
+    qk = rope(qkv[:, : n_qk * hd].reshape(*rows_of, n, n_qk, hd), turns)  # [n, n_head + n_head_kv, hd]
+    q = qk[..., : c.n_head, :].swapaxes(-3, -2)  # [n_head, n, hd]
+    k = qk[..., c.n_head :, :].swapaxes(-3, -2)  # [n_head_kv, n, hd]
+    v = qkv[:, n_qk * hd :].reshape(*rows_of, n, c.n_head_kv, hd).swapaxes(-3, -2)  # [n_head_kv, n, hd]
     if cache is not None:
         k, v = cache.extend(layer, start, k, v)  # [n_head_kv, start + n, hd]: the cached positions, then these
-    rows = q.reshape(c.n_head_kv, group * n, hd)  # [n_head_kv, group n, hd]: the queries of a group, one matrix
-    heads, weights = attention(rows, k, v, mask)  # [n_head_kv, group n, hd]
+    queries = q.reshape(*rows_of, c.n_head_kv, group * n, hd)  # [n_head_kv, group n, hd]: a group's queries as one
+    heads, weights = attention(queries, k, v, mask)  # [n_head_kv, group n, hd]
     if inside is not None:
         inside.queries.append(q)
         inside.keys.append(k)
         inside.attention.append(weights.reshape(c.n_head, n, start + n))
-    merged = heads.reshape(c.n_head, n, hd).transpose(1, 0, 2).reshape(n, c.n_head * hd)  # [n, n_head hd]
+    merged = heads.reshape(*rows_of, c.n_head, n, hd).swapaxes(-3, -2).reshape(n_rows * n, c.n_head * hd)
     return merged @ b["attn_output"]  # [n, n_embd]
 
 
@@ -166,30 +169,37 @@ def swiglu(x: np.ndarray, b: dict, c: LlamaConfig) -> np.ndarray:
 
 def forward(
     params: dict,
-    ids: Sequence[int],
+    ids: Sequence[int] | np.ndarray,
     c: LlamaConfig,
     start: int = 0,
-    cache: KVCache | None = None,
+    cache: KVCache | BeamCache | None = None,
     inside: Inside | None = None,
     n_logits: int = 1,
 ) -> np.ndarray:
     """The logits after each of the last n_logits positions of ids, which sit at positions start..
 
-    ids [n_seq] -> [n_logits, n_vocab], float32 (0 logits when the call only fills the cache).
-    Positions before start come from the cache; without one, start is 0 and ids is the whole window.
+    ids [n_seq] -> [n_logits, n_vocab], float32 (0 logits when the call only fills the cache); ids [n_rows, n_seq],
+    one text per row, gives [n_rows, n_logits, n_vocab]. Positions before start come from the cache; without
+    one, start is 0 and ids is the whole window.
     """
-    x = params["token_embd"][list(ids)]  # [n_seq, n_embd]
-    turns = rope_turns(np.arange(start, start + len(x)), c.rope_dim, c.rope_base)  # the positions' angles
-    mask = group_mask(len(x), start, c)  # [group n_seq, start + n_seq], or None
+    ids = np.asarray(ids)
+    rows_of, n_seq = ids.shape[:-1], ids.shape[-1]  # rows_of: () for one text, (n_rows,) for several
+    n_rows = rows_of[0] if rows_of else 1
+    x = params["token_embd"][ids.reshape(-1)]  # [n_seq, n_embd]; rows of texts one after the other
+    turns = rope_turns(np.arange(start, start + n_seq), c.rope_dim, c.rope_base)  # the positions' angles
+    mask = group_mask(n_seq, start, c)  # [group n_seq, start + n_seq], or None
     if inside is not None:
         inside.residual.append(x)
     for layer, b in enumerate(params["blocks"]):
         h = rms_norm(x, b["attn_norm"], c.norm_eps)
-        x = x + gqa(h, b, c, turns, start, mask, cache, layer, inside)  # [n_seq, n_embd]
+        x = x + gqa(h, b, c, turns, start, mask, cache, layer, inside, rows_of)  # [n_seq, n_embd]
         x = x + swiglu(rms_norm(x, b["ffn_norm"], c.norm_eps), b, c)
         if inside is not None:
             inside.residual.append(x)
-    return head(x[len(x) - n_logits :], params, c)  # [n_logits, n_vocab]
+    n_embd = x.shape[-1]
+    last = x.reshape(n_rows, n_seq, n_embd)[:, n_seq - n_logits :].reshape(n_rows * n_logits, n_embd)  # each text's
+    logits = head(last, params, c)  # [n_rows n_logits, n_vocab]
+    return logits.reshape(*rows_of, n_logits, logits.shape[-1])  # [n_logits, n_vocab]
 
 
 def head(x: np.ndarray, params: dict, c: LlamaConfig) -> np.ndarray:
@@ -245,6 +255,16 @@ class LlamaModel(LanguageModel):
         if cached and inside is None:
             return self._pool.logits(window, self._forward)
         return forward(self.params, window, self.config, inside=inside)[-1]
+
+    def logits_many(self, texts: Sequence[Sequence[int]], cache: BeamCache | None = None) -> np.ndarray:
+        """Logits for the token after each text: float32 [n_texts, n_vocab]; with a beam cache, texts that each
+        follow one the cache kept run together (machinery/kvcache.py)."""
+        if cache is None:
+            return super().logits_many(texts)
+        return beam_logits([self.context(ids) for ids in texts], cache, self._forward, self.block_sizes)
+
+    def beam_cache(self) -> BeamCache:
+        return BeamCache(self._pool.new_cache)
 
     def _forward(self, ids: list[int], start: int, cache: KVCache, n_logits: int) -> np.ndarray:
         return forward(self.params, ids, self.config, start, cache, n_logits=n_logits)

@@ -77,6 +77,15 @@ class LanguageModel(ABC):
         Only the last n_ctx ids are read (a sliding window). ids may be empty.
         """
 
+    def logits_many(self, texts: Sequence[Sequence[int]], cache: object | None = None) -> np.ndarray:
+        """The logits for the token after each text: [n_texts, n_vocab]. Beam search asks for its beams' together,
+        with the cache beam_cache() gives, which a transformer uses to run them as one batch; here, one by one."""
+        return np.stack([self.logits(ids) for ids in texts])
+
+    def beam_cache(self) -> object | None:
+        """A cache for one beam search's logits_many (machinery/kvcache.py), or None for a model without one."""
+        return None
+
     def unembed(self, h: np.ndarray) -> np.ndarray:
         """The model's head on residual streams: the final norm, then the output matrix. [n, n_embd] -> [n, n_vocab].
 

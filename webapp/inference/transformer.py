@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .machinery.kvcache import KVCache, KVPool
+from .machinery.kvcache import BeamCache, KVCache, KVPool, beam_logits
 from .machinery.weights import unflatten
 from .model import Inside, LanguageModel
 from .sampling import softmax
@@ -86,7 +86,7 @@ def mha(
     c_proj: dict,
     n_head: int,
     start: int = 0,
-    cache: KVCache | None = None,
+    cache: KVCache | BeamCache | None = None,
     layer: int = 0,
     inside: Inside | None = None,
 ) -> np.ndarray:
@@ -201,6 +201,16 @@ class TransformerModel(LanguageModel):
         if cached and inside is None:
             return self._pool.logits(window, self._forward)
         return forward(self.params, window, self.n_head, inside=inside)[-1]
+
+    def logits_many(self, texts: Sequence[Sequence[int]], cache: BeamCache | None = None) -> np.ndarray:
+        """Logits for the token after each text: float32 [n_texts, n_vocab]; with a beam cache, texts that each
+        follow one the cache kept run together (machinery/kvcache.py)."""
+        if cache is None:
+            return super().logits_many(texts)
+        return beam_logits([self.context(ids) for ids in texts], cache, self._forward, self.block_sizes)
+
+    def beam_cache(self) -> BeamCache:
+        return BeamCache(self._pool.new_cache)
 
     def _forward(self, ids: list[int], start: int, cache: KVCache, n_logits: int) -> np.ndarray:
         return forward(self.params, ids, self.n_head, start, cache, n_logits=n_logits)

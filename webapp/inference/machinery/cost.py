@@ -178,12 +178,22 @@ def counting_work(model: LanguageModel) -> Work:
 
 
 def decoding_work(model: LanguageModel, n_prompt: int, width: int, n_new: int) -> Work:
-    """Greedy and beam search (decoding.py): the greedy text's steps in a row, and each beam's steps, each as a
-    pass over its whole window (beams take turns, so the KV cache may hold another beam's text)."""
+    """Greedy and beam search (decoding.py): the greedy text's steps in a row; beam search's first level, the prompt's
+    window; then each level's `width` new positions as one batch over the beams' kept keys and values
+    (kvcache.beam_logits), or each beam's whole window once the window slides."""
     greedy = sum(steps_work(model, n_prompt, n_new), Work())
-    beams = sum((step_work(model, range(n_prompt + t)) for t in range(n_new)), Work())
-    return Work(greedy.positions + width * beams.positions, greedy.passes + width * beams.passes,
-                greedy.seconds + width * beams.seconds)
+    levels = [step_work(model, range(n_prompt))]
+    shape = shape_of(model)
+    for t in range(1, n_new):
+        n_ids = n_prompt + t
+        if shape is None or n_ids > model.n_ctx:
+            levels.append(sum((step_work(model, range(n_ids)) for _ in range(width)), Work()))
+            continue
+        heads = (width - 1) * shape.head_macs / MACS_PER_SECOND  # pass_seconds counts one position's logits
+        vocabulary = width * model.n_vocab * VOCAB_SECONDS
+        seconds = pass_seconds(shape, width, window_length(model, n_ids)) + heads + vocabulary
+        levels.append(Work(positions=width, passes=1, seconds=seconds))
+    return greedy + sum(levels, Work())
 
 
 def draws_work(n: int) -> Work:

@@ -31,6 +31,17 @@ takes out the cache that shares the most with its window, so no other thread see
 and gives it back when done; the least recently used beyond the pool's size are dropped. Each cache
 also keeps the logits of the last window it ran, so a screen asked again (Back, then Step) costs
 nothing.
+
+Beam search (decoding.py) asks for several windows at once, each its parent's window and one token
+more. A beam cache keeps the keys and values of one search's beams, a row each: the first level (the
+prompt) runs in blocks as above, so its logits are the stepper's; at every later level each row starts
+as a copy of its parent's row (where the prefix is the same, so are the keys and values), and the new
+positions of all the beams run as one batch, a row each, at the same position, reading the weights
+once for them all. Those positions are computed one at a time rather than in the stepper's blocks, so
+a beam's logits agree with the stepper's to float32 rounding, not bit for bit; they depend only on the
+search (its prompt and settings), never on what was cached before. A level whose windows are not each
+a kept row's and one token more (the window has slid, every position moved) runs each window from the
+start, as the stepper would.
 """
 
 from __future__ import annotations
@@ -171,6 +182,69 @@ class KVPool:
             return cache.logits.copy()
         finally:
             self.give_back(cache)
+
+
+class BeamCache:
+    """Keys and values of the beams of one search, a row each: [n_layer, n_beams, n_head_kv, capacity, head_dim].
+
+    windows[b] is the window row b holds: its positions [0, len(windows[b])) are valid.
+    """
+
+    def __init__(self, new_cache: Callable[[], KVCache]):
+        self.new_cache = new_cache  # a window's own cache, for a level run from the start
+        self.windows: list[list[int]] = []
+        self.k: np.ndarray | None = None
+        self.v: np.ndarray | None = None
+
+    def extend(self, layer: int, start: int, k: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Store one layer's keys and values of every beam's new positions start.., and return those of every
+        position so far: k, v [n_beams, n_head_kv, n, head_dim] -> [n_beams, n_head_kv, start + n, head_dim]."""
+        end = start + k.shape[2]
+        self.k[layer, :, :, start:end] = k
+        self.v[layer, :, :, start:end] = v
+        return self.k[layer, :, :, :end], self.v[layer, :, :, :end]
+
+    def parents(self, windows: list[list[int]]) -> list[int] | None:
+        """The row each window follows (its window is the window less its last token), if every window has one
+        and they are all as long; else None."""
+        rows = {tuple(w): b for b, w in enumerate(self.windows)}
+        found = [rows.get(tuple(w[:-1])) for w in windows]
+        if None in found or len({len(w) for w in windows}) != 1:
+            return None
+        return found
+
+    def follow(self, parents: list[int], n: int) -> None:
+        """Make row b a copy of row parents[b], with room for n positions."""
+        k, v = self.k[:, parents], self.v[:, parents]  # [n_layer, n_beams, n_head_kv, capacity, head_dim]: copies
+        if k.shape[3] < n:
+            pad = [(0, 0)] * 3 + [(0, max(n, 2 * k.shape[3]) - k.shape[3]), (0, 0)]
+            k, v = np.pad(k, pad), np.pad(v, pad)
+        self.k, self.v = k, v
+
+    def start(self, windows: list[list[int]], caches: list[KVCache]) -> None:
+        """Keep windows whose keys and values their own caches hold, if they are as long; else keep none."""
+        self.windows, self.k, self.v = [], None, None
+        if len({len(w) for w in windows}) == 1:
+            n = len(windows[0])
+            self.k = np.stack([c.k[:, :, :n] for c in caches], axis=1)  # [n_layer, n_beams, n_head_kv, n, hd]
+            self.v = np.stack([c.v[:, :, :n] for c in caches], axis=1)
+            self.windows = [list(w) for w in windows]
+
+
+def beam_logits(windows: list[list[int]], cache: BeamCache, forward: Forward, sizes: tuple[int, ...]) -> np.ndarray:
+    """The logits after each window, by the rule in the module docstring: [n_windows, n_vocab]."""
+    parents = cache.parents(windows)
+    if parents is None:
+        own = [cache.new_cache() for _ in windows]
+        logits = np.stack([run_in_blocks(w, c, forward, sizes) for w, c in zip(windows, own, strict=True)])
+        cache.start(windows, own)
+        return logits
+    n = len(windows[0])
+    cache.follow(parents, n)
+    last = np.array([[w[-1]] for w in windows])  # [n_beams, 1]: each beam's new token, at position n - 1
+    logits = forward(last, n - 1, cache, 1)[:, -1]  # [n_beams, n_vocab]
+    cache.windows = [list(w) for w in windows]
+    return logits
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
