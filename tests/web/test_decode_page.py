@@ -57,3 +57,43 @@ def test_a_bad_setting_is_a_400(client, bad):
 def test_the_prompt_is_escaped(client):
     html = page(client, prompt="<b>It</b> is")
     assert "<b>It" not in html
+
+
+def test_the_settings_form_keeps_the_state_and_searches_again(client):
+    html = page(client, ids="2,5", present="1")
+    form = re.search(r'<form class="decode-settings"[^>]*>(.*?)</form>', html, re.S).group(1)
+    hidden = dict(re.findall(r'<input type="hidden" name="([^"]*)" value="([^"]*)">', form))
+    assert hidden == {"prompt": "It is a truth", "model": "austen-bigram", "ids": "2,5", "present": "1"}
+    assert re.search(r'<option value="3" selected>', form) and 'value="1"' in form
+    again = client.get(f"/decode?{urlencode({**hidden, 'width': '2', 'max_new_tokens': '2', 'length_penalty': '0.5'})}")
+    assert again.status_code == 200 and "Beam 2" in again.get_data(as_text=True)
+    assert "Beam 3" not in again.get_data(as_text=True)
+
+
+def test_the_example_every_course_wants_holds_and_its_arithmetic_is_the_models(client):
+    from webapp.web.stages.decoding_view import EXAMPLE
+
+    query = {k: str(v) for k, v in EXAMPLE.items()}
+    data = client.get(f"/api/decode?{urlencode(query)}").json
+    greedy, best = data["greedy"], data["beams"][0]
+    assert best["ids"][0] != greedy["ids"][0] and best["total"] > greedy["total"]  # greedy's first token loses
+    html = unescape(page(client))  # the guide is on every page, computed on the example's model
+    section = re.search(r'decode-example"(.*?)</section>', html, re.S).group(1)
+    for beam in (greedy, best):
+        written = " + ".join(fixed(p, 3) if n == 0 else f"({fixed(p, 3)})" for n, p in enumerate(beam["log_probs"]))
+        assert f"{written} = {fixed(beam['total'], 3)}." in section
+    assert f"= {fixed(best['total'] - greedy['total'], 3)}" in section
+    assert "See this example in the tree" in section
+    own = client.get(f"/decode?{urlencode(query)}").get_data(as_text=True)
+    assert "See this example in the tree" not in own
+
+
+def test_the_projector_shows_the_last_three_steps_from_the_beams_they_started_from(client):
+    data = client.get(f"/api/decode?{urlencode({**QUERY, 'max_new_tokens': '5'})}").json
+    html = page(client, present="1", max_new_tokens="5", level="5")
+    columns = sorted({int(x) for x in re.findall(r'<rect x="(\d+)"', html)})
+    assert len(columns) == 4  # the beams step 3 started from, then steps 3, 4 and 5
+    starts = re.findall(r'<text x="6"[^>]*>([^<]*)</text>', html)
+    assert len(starts) == len(data["levels"][2]["beams"]) and all(s.startswith("… ") for s in starts)
+    assert "the prompt" in page(client, present="1", max_new_tokens="5", level="3")
+    assert len({int(x) for x in re.findall(r'<rect x="(\d+)"', page(client, max_new_tokens="5"))}) == 6  # the laptop

@@ -7,6 +7,7 @@ kept ones going on to the next column, the pruned ones greyed, the finished ones
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from flask import request
@@ -22,7 +23,10 @@ from ..url.state import InvalidInput, State
 
 MAX_WIDTH = 8
 MAX_NEW = 20
+# the example every course wants: greedy's first token leads to a less probable text than beam search finds
+EXAMPLE = {"model": "austen-transformer", "prompt": "We had", "width": 2, "max_new_tokens": 3}
 PAGE_NEW = 6  # the page's default: a tree a projector can show
+PRESENT_LEVELS = 3  # the projector shows the last three steps up to the one shown, in type the back row reads
 COLUMN = 170  # the tree's geometry, in SVG units
 ROW = 26
 NODE_W = 150
@@ -59,10 +63,19 @@ def settings(default_new: int = 10) -> tuple[int, float, int]:
 
 
 def work(model: LanguageModel, state: State, width: int, n_new: int) -> cost.Work:
-    """The search's work, and the sampled text's steps scored again."""
+    """The search's work, and the sampled text's steps scored again (the example's search is counted by the page)."""
     n_prompt = len(context_ids(model, encode_prompt(model, state.text_prompt)))
     return cost.decoding_work(model, n_prompt, width, n_new) + sum(cost.steps_work(model, n_prompt, len(state.ids)),
                                                                    cost.Work())
+
+
+def example_work(models) -> cost.Work:
+    """The guide's example: its own small search on the model it names."""
+    model = models.get(EXAMPLE["model"])
+    if model is None:
+        return cost.Work()
+    n_prompt = len(context_ids(model, encode_prompt(model, EXAMPLE["prompt"])))
+    return cost.decoding_work(model, n_prompt, EXAMPLE["width"], EXAMPLE["max_new_tokens"])
 
 
 @dataclass(frozen=True)
@@ -103,6 +116,14 @@ class Tree:
 
 
 @dataclass(frozen=True)
+class Example:
+    """The guide's example, its arithmetic written out from the model's own figures."""
+
+    query: dict  # the page's settings that show it
+    sentences: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class DecodingPage:
     lines: tuple[Line, ...]
     tree: Tree
@@ -112,6 +133,10 @@ class DecodingPage:
     length_penalty: str
     n_new: int
     worked: str  # the best beam's arithmetic against greedy's
+    example: Example | None
+    shows_example: bool  # the page is the example's own
+    has_end: bool  # a text in the tree ended with the end-of-sequence token
+    length_penalty_value: str  # as the form's field holds it
 
 
 def line(model: LanguageModel, name: str, beam: decoding.Beam, length_penalty: float, best: bool = False) -> Line:
@@ -128,14 +153,21 @@ def scored(model: LanguageModel, prompt_ids: list[int], ids: tuple[int, ...]) ->
     return beam
 
 
-def tree(model: LanguageModel, search: decoding.Search, level: int) -> Tree:
-    """The levels up to `level` as columns of nodes: each candidate placed under the beam it follows."""
+def tree(model: LanguageModel, search: decoding.Search, level: int, first: int = 0) -> Tree:
+    """Levels first.. up to `level` as columns of nodes, each candidate placed under the beam it follows. The first
+    column is the prompt, or, from a later level, the beams that level started from ("… deal")."""
     label = model.tokenizer.token_text
-    nodes = [Node(x=0, y=0, label=_("the prompt"), total="0", fate="prompt")]
-    place = {(): (0, 0)}  # a beam's ids -> where its node is
+    if first == 0:
+        starts = [(0, (), _("the prompt"), "0")]
+    else:
+        starts = [(y * ROW, b.ids, "… " + label(b.ids[-1]), fixed(b.total, 2))
+                  for y, b in enumerate(search.levels[first].beams)]
+    nodes = [Node(x=0, y=y, label=text, total=total, fate="prompt" if first == 0 else "kept")
+             for y, _ids, text, total in starts]
+    place = {ids: (0, y) for y, ids, _text, _total in starts}  # a beam's ids -> where its node is
     edges = []
-    rows = 1
-    for depth, lvl in enumerate(search.levels[:level], start=1):
+    rows = len(starts)
+    for depth, lvl in enumerate(search.levels[first:level], start=1):
         x = depth * COLUMN
         for row, c in enumerate(lvl.candidates):
             parent = lvl.beams[c.beam].ids
@@ -146,10 +178,52 @@ def tree(model: LanguageModel, search: decoding.Search, level: int) -> Tree:
             if c.fate == "kept":
                 place[(*parent, c.id)] = (x, y)
         rows = max(rows, len(lvl.candidates))
-    return Tree(width=level * COLUMN + NODE_W + 2, height=rows * ROW + 4, nodes=tuple(nodes), edges=tuple(edges))
+    n_columns = level - first
+    return Tree(width=n_columns * COLUMN + NODE_W + 2, height=rows * ROW + 4, nodes=tuple(nodes), edges=tuple(edges))
 
 
-def page(model: LanguageModel, state: State) -> DecodingPage:
+def words(model: LanguageModel, beam: decoding.Beam) -> str:
+    """A text's tokens, quoted, as one piece of text."""
+    return "“" + " ".join(model.tokenizer.token_text(i) for i in beam.ids) + "”"
+
+
+def sum_of(log_probs) -> str:
+    """-2.251 + (-1.833) + (-0.384): the sum written out."""
+    return " + ".join(fixed(p, 3) if n == 0 or p >= 0 else f"({fixed(p, 3)})" for n, p in enumerate(log_probs))
+
+
+def example(models) -> Example | None:
+    """On the model EXAMPLE names: greedy's first token against beam search's, and the two texts' arithmetic."""
+    model = models.get(EXAMPLE["model"])
+    if model is None:
+        return None
+    prompt_ids = context_ids(model, encode_prompt(model, EXAMPLE["prompt"]))
+    n_new, width = EXAMPLE["max_new_tokens"], EXAMPLE["width"]
+    g = decoding.greedy(model, prompt_ids, n_new, eos_id=model.eos_id)
+    b = decoding.beam_search(model, prompt_ids, width, n_new, eos_id=model.eos_id).best
+    if b.ids[0] == g.ids[0] or b.total <= g.total:
+        return None  # a model trained again may no longer make the point (tests/web/test_decode_page.py checks)
+    label = model.tokenizer.token_text
+    sentences = (
+        _("On %(model)s, after “%(prompt)s”: greedy takes “%(g)s” (log-probability %(lg)s, p = %(pg)s) rather than "
+          "“%(b)s” (log-probability %(lb)s, p = %(pb)s), the most probable first token.", model=model.name,
+          prompt=EXAMPLE["prompt"], g=label(g.ids[0]), lg=fixed(g.log_probs[0], 3),
+          pg=fixed(math.exp(g.log_probs[0]), 3), b=label(b.ids[0]), lb=fixed(b.log_probs[0], 3),
+          pb=fixed(math.exp(b.log_probs[0]), 3)),
+        _("Greedy's text %(text)s: %(sum)s = %(total)s.", text=words(model, g), sum=sum_of(g.log_probs),
+          total=fixed(g.total, 3)),
+        _("Beam search with width %(width)s keeps “%(b)s” as a second beam and finds %(text)s: %(sum)s = %(total)s.",
+          width=width, b=label(b.ids[0]), text=words(model, b), sum=sum_of(b.log_probs), total=fixed(b.total, 3)),
+        _("%(total_b)s − (%(total_g)s) = %(diff)s, and e to the power %(diff)s is %(factor)s: %(best)s is %(factor)s "
+          "times as probable as %(greedy)s, though its first token was less probable.", total_b=fixed(b.total, 3),
+          total_g=fixed(g.total, 3), diff=fixed(b.total - g.total, 3), factor=fixed(math.exp(b.total - g.total), 1),
+          best=words(model, b), greedy=words(model, g)),
+    )
+    query = {"model": model.name, "prompt": EXAMPLE["prompt"], "width": str(width), "max_new_tokens": str(n_new)}
+    return Example(query=query, sentences=sentences)
+
+
+def page(model: LanguageModel, state: State, models=None) -> DecodingPage:
     width, length_penalty, n_new = settings(PAGE_NEW)
     prompt_ids = context_ids(model, encode_prompt(model, state.text_prompt))
     search = decoding.beam_search(model, prompt_ids, width, n_new, length_penalty, eos_id=model.eos_id)
@@ -164,12 +238,19 @@ def page(model: LanguageModel, state: State) -> DecodingPage:
     if state.ids:
         lines.append(line(model, _("Sampled (the stepper's text)"), scored(model, prompt_ids, state.ids),
                           length_penalty))
+    shown = example(models) if models is not None else None
     best = search.best
     worked = _("Greedy's text: %(greedy)s = %(g_total)s. Beam search's best: %(best)s = %(b_total)s. The best "
                "beam's text is %(factor)s times as probable as greedy's (e to the power of the difference).",
                greedy=" + ".join(fixed(p, 3) for p in greedy.log_probs), g_total=fixed(greedy.total, 3),
                best=" + ".join(fixed(p, 3) for p in best.log_probs), b_total=fixed(best.total, 3),
                factor=fixed(2.718281828459045 ** (best.total - greedy.total), 2))
-    return DecodingPage(lines=tuple(lines), tree=tree(model, search, level), level=level,
+    return DecodingPage(lines=tuple(lines), level=level,
+                        tree=tree(model, search, level, max(0, level - PRESENT_LEVELS) if state.present else 0),
                         n_levels=len(search.levels), width=width, length_penalty=fixed(length_penalty, 2),
-                        n_new=n_new, worked=worked)
+                        n_new=n_new, worked=worked, example=shown,
+                        shows_example=shown is not None and model.name == shown.query["model"]
+                        and state.text_prompt == shown.query["prompt"] and width == EXAMPLE["width"]
+                        and n_new == EXAMPLE["max_new_tokens"],
+                        has_end=any(c.fate == "finished" for lvl in search.levels for c in lvl.candidates),
+                        length_penalty_value=f"{length_penalty:g}")
