@@ -205,8 +205,8 @@ def example(models) -> Example | None:
         return None  # a model trained again may no longer make the point (tests/web/test_decode_page.py checks)
     label = model.tokenizer.token_text
     sentences = (
-        _("On %(model)s, after “%(prompt)s”: greedy takes “%(g)s” (log-probability %(lg)s, p = %(pg)s) rather than "
-          "“%(b)s” (log-probability %(lb)s, p = %(pb)s), the most probable first token.", model=model.name,
+        _("On %(model)s, after “%(prompt)s”: greedy takes “%(g)s”, the most probable first token (log-probability "
+          "%(lg)s, p = %(pg)s), rather than “%(b)s” (log-probability %(lb)s, p = %(pb)s).", model=model.name,
           prompt=EXAMPLE["prompt"], g=label(g.ids[0]), lg=fixed(g.log_probs[0], 3),
           pg=fixed(math.exp(g.log_probs[0]), 3), b=label(b.ids[0]), lb=fixed(b.log_probs[0], 3),
           pb=fixed(math.exp(b.log_probs[0]), 3)),
@@ -242,8 +242,8 @@ def page(model: LanguageModel, state: State, models=None) -> DecodingPage:
     best = search.best
     worked = _("Greedy's text: %(greedy)s = %(g_total)s. Beam search's best: %(best)s = %(b_total)s. The best "
                "beam's text is %(factor)s times as probable as greedy's (e to the power of the difference).",
-               greedy=" + ".join(fixed(p, 3) for p in greedy.log_probs), g_total=fixed(greedy.total, 3),
-               best=" + ".join(fixed(p, 3) for p in best.log_probs), b_total=fixed(best.total, 3),
+               greedy=sum_of(greedy.log_probs), g_total=fixed(greedy.total, 3),
+               best=sum_of(best.log_probs), b_total=fixed(best.total, 3),
                factor=fixed(2.718281828459045 ** (best.total - greedy.total), 2))
     return DecodingPage(lines=tuple(lines), level=level,
                         tree=tree(model, search, level, max(0, level - PRESENT_LEVELS) if state.present else 0),
