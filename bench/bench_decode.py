@@ -5,7 +5,9 @@
 
 Each request goes through the Flask test client of an app built as the server builds it (one BLAS thread, no
 answer cache, a budget too large to refuse anything). Prints the estimate (Server-Timing est;dur=) beside the
-request thread's CPU time (cpu;dur=) and the wall time.
+request thread's CPU time (cpu;dur=) and the wall time. Then, in the same run, the parts: beam search with its
+beams run together (each copying its parent's keys and values, machinery/kvcache.py), the same search asking
+for one text at a time as the stepper does (the baseline), and greedy decoding, each in CPU ms.
 """
 
 from __future__ import annotations
@@ -18,11 +20,15 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # 
 import argparse  # noqa: E402
 import re  # noqa: E402
 import sys  # noqa: E402
+import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from urllib.parse import urlencode  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from webapp.inference.decoding import beam_search, greedy  # noqa: E402
+from webapp.inference.model import LanguageModel  # noqa: E402
+from webapp.inference.step import context_ids, encode_prompt  # noqa: E402
 from webapp.web import create_app  # noqa: E402
 
 PROMPT = "The capital of France is"
@@ -45,7 +51,32 @@ def main(argv: list[str] | None = None) -> int:
         best = response.json["beams"][0] if response.status_code == 200 else {}
         print(f"{name:24s} {timing.get('est', 0):9.0f} {timing.get('cpu', 0):9.0f} {timing.get('app', 0):9.0f}"
               f"  best beam {len(best.get('ids', []))} tokens, score {best.get('score', float('nan')):.3f}")
+    print("the parts (CPU ms): beams together / one text at a time / greedy")
+    for name in names:
+        model = app.extensions["models"][name]
+        prompt_ids = context_ids(model, encode_prompt(model, PROMPT))
+        figures = [cpu_ms(beam_search, model, prompt_ids, opts.width, opts.new, eos_id=model.eos_id),
+                   cpu_ms(beam_search, OneAtATime(model), prompt_ids, opts.width, opts.new, eos_id=model.eos_id),
+                   cpu_ms(greedy, model, prompt_ids, opts.new, eos_id=model.eos_id)]
+        print(f"{name:24s}" + "".join(f" {ms:9.0f}" for ms in figures))
     return 0
+
+
+class OneAtATime(LanguageModel):
+    """A model asked for one text at a time (LanguageModel.logits_many's default), as before beams ran together."""
+
+    def __init__(self, model: LanguageModel):
+        self.model, self.name, self.tokenizer, self.n_ctx = model, model.name, model.tokenizer, model.n_ctx
+        self.start_id = model.start_id
+
+    def logits(self, ids):
+        return self.model.logits(ids)
+
+
+def cpu_ms(run, *args, **kwargs) -> float:
+    start = time.process_time()
+    run(*args, **kwargs)
+    return (time.process_time() - start) * 1000
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ def api_decode(page: Page, url: str) -> dict:
 def tree_nodes(page: Page) -> list[tuple[str, str, str]]:
     """Each node of the tree: (its fate, its token, its total), in the page's order."""
     return page.locator(".decode-tree g.decode-node").evaluate_all(
-        "gs => gs.map(g => [g.getAttribute('class').split(' ')[1], ...[...g.querySelectorAll('text')].map(t => t.textContent)])")
+        "gs => gs.map(g => [g.getAttribute('class').split(' ')[1],"
+        " ...[...g.querySelectorAll('text')].map(t => t.textContent)])")
 
 
 def test_the_page_from_the_stepper_searches_again_and_steps_its_tree_with_the_twins_figures(

@@ -128,14 +128,14 @@ def test_decoding_costs_the_greedy_text_then_one_batch_of_the_beams_a_level():
     model = load_model(MODELS_DIR / "austen-transformer")
     one, four = cost.decoding_work(model, 5, 1, 10), cost.decoding_work(model, 5, 4, 10)
     greedy = sum(cost.steps_work(model, 5, 10), cost.Work())
-    assert four.passes - greedy.passes == one.passes - greedy.passes == 10  # the prompt, then a batch a level
-    assert four.positions - greedy.positions == 5 + 9 * 4
+    assert four.passes - greedy.passes == one.passes - greedy.passes == 9  # the prompt is greedy's: a batch a level
+    assert four.positions - greedy.positions == 9 * 4
     assert four.seconds > one.seconds > greedy.seconds
 
 
 def test_once_the_window_slides_each_beam_runs_its_whole_window():
     model = load_model(MODELS_DIR / "austen-transformer")
-    n_prompt = model.n_ctx - 2  # the prompt's window, then two levels grow it; the next two slide
+    n_prompt = model.n_ctx - 2  # the prompt's window (greedy's), two levels grow it, the next two slide
     four = cost.decoding_work(model, n_prompt, 4, 5)
     greedy = sum(cost.steps_work(model, n_prompt, 5), cost.Work())
-    assert four.positions - greedy.positions == n_prompt + 2 * 4 + 2 * 4 * model.n_ctx  # levels 4 and 5 slide
+    assert four.positions - greedy.positions == 2 * 4 + 2 * 4 * model.n_ctx  # levels 4 and 5 slide

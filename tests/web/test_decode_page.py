@@ -97,3 +97,26 @@ def test_the_projector_shows_the_last_three_steps_from_the_beams_they_started_fr
     assert len(starts) == len(data["levels"][2]["beams"]) and all(s.startswith("… ") for s in starts)
     assert "the prompt" in page(client, present="1", max_new_tokens="5", level="3")
     assert len({int(x) for x in re.findall(r'<rect x="(\d+)"', page(client, max_new_tokens="5"))}) == 6  # the laptop
+
+
+def test_without_max_new_tokens_the_page_takes_as_many_as_the_work_budget_allows_and_says_so(app, tmp_path):
+    from webapp.web import create_app
+    from webapp.web.stages.decoding_view import PAGE_NEW, example_work, work
+
+    models = app.extensions["models"]
+    model = models["austen-transformer"]
+    query = {"prompt": "It is a truth", "model": "austen-transformer", "width": "8"}
+    with app.test_request_context(f"/decode?{urlencode(query)}"):
+        from webapp.web.serving.policy import from_query
+
+        state = from_query()
+        costs = [work(model, state, 8, n).seconds + example_work(models).seconds for n in range(1, PAGE_NEW + 1)]
+    budget = (costs[2] + costs[3]) / 2  # three new tokens fit, four do not
+    tight = create_app({"TESTING": True, "MODELS": models, "WORK_BUDGET_SECONDS": budget,
+                        "ROOM_STORE": f"sqlite:///{tmp_path / 'rooms.sqlite3'}"}).test_client()
+    html = tight.get(f"/decode?{urlencode(query)}").get_data(as_text=True)
+    assert '<option value="3" selected>' in html.split('name="max_new_tokens"')[1]
+    assert "3 new tokens: more would take this model longer than the server gives one page." in html
+    asked = tight.get(f"/decode?{urlencode({**query, 'max_new_tokens': '6'})}")
+    assert asked.status_code == 422  # asked for, not shortened: refused as any request beyond the budget
+    assert "more would take" not in page(client=app.test_client(), **{"width": "8"})

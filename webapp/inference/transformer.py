@@ -207,10 +207,10 @@ class TransformerModel(LanguageModel):
         follow one the cache kept run together (machinery/kvcache.py)."""
         if cache is None:
             return super().logits_many(texts)
-        return beam_logits([self.context(ids) for ids in texts], cache, self._forward, self.block_sizes)
+        return beam_logits([self.context(ids) for ids in texts], cache, self._forward)
 
     def beam_cache(self) -> BeamCache:
-        return BeamCache(self._pool.new_cache)
+        return BeamCache(self._pool)
 
     def _forward(self, ids: list[int], start: int, cache: KVCache, n_logits: int) -> np.ndarray:
         return forward(self.params, ids, self.n_head, start, cache, n_logits=n_logits)

@@ -178,11 +178,12 @@ def counting_work(model: LanguageModel) -> Work:
 
 
 def decoding_work(model: LanguageModel, n_prompt: int, width: int, n_new: int) -> Work:
-    """Greedy and beam search (decoding.py): the greedy text's steps in a row; beam search's first level, the prompt's
-    window; then each level's `width` new positions as one batch over the beams' kept keys and values
-    (kvcache.beam_logits), or each beam's whole window once the window slides."""
+    """Greedy and beam search (decoding.py): the greedy text's steps in a row; beam search's first level is the
+    prompt's window, which greedy's first step runs (the KV pool keeps its logits for the other); then each level's
+    `width` new positions as one batch over the beams' kept keys and values (kvcache.beam_logits), or each beam's
+    whole window once the window slides."""
     greedy = sum(steps_work(model, n_prompt, n_new), Work())
-    levels = [step_work(model, range(n_prompt))]
+    levels = []
     shape = shape_of(model)
     for t in range(1, n_new):
         n_ids = n_prompt + t
@@ -190,7 +191,7 @@ def decoding_work(model: LanguageModel, n_prompt: int, width: int, n_new: int) -
             levels.append(sum((step_work(model, range(n_ids)) for _ in range(width)), Work()))
             continue
         heads = (width - 1) * shape.head_macs / MACS_PER_SECOND  # pass_seconds counts one position's logits
-        vocabulary = width * model.n_vocab * VOCAB_SECONDS
+        vocabulary = width * model.n_vocab * SCORE_SECONDS  # each row's log-softmax, and the best of them all
         seconds = pass_seconds(shape, width, window_length(model, n_ids)) + heads + vocabulary
         levels.append(Work(positions=width, passes=1, seconds=seconds))
     return greedy + sum(levels, Work())

@@ -34,7 +34,8 @@ nothing.
 
 Beam search (decoding.py) asks for several windows at once, each its parent's window and one token
 more. A beam cache keeps the keys and values of one search's beams, a row each: the first level (the
-prompt) runs in blocks as above, so its logits are the stepper's; at every later level each row starts
+prompt) runs as a step does, on the pool (which may hold it already, and keeps it for greedy decoding or
+the stepper), so its logits are the stepper's; at every later level each row starts
 as a copy of its parent's row (where the prefix is the same, so are the keys and values), and the new
 positions of all the beams run as one batch, a row each, at the same position, reading the weights
 once for them all. Those positions are computed one at a time rather than in the stepper's blocks, so
@@ -171,14 +172,17 @@ class KVPool:
             self._free.append(cache)
             del self._free[: max(0, len(self._free) - self.size)]
 
-    def logits(self, window: list[int], forward: Forward) -> np.ndarray:
+    def logits(self, window: list[int], forward: Forward, then: Callable[[KVCache], None] | None = None) -> np.ndarray:
         """The logits after window: kept by a cache if one has them, else run in blocks on the best cache,
-        which then keeps them. A copy each time, so no caller can change the kept ones: [n_vocab]."""
+        which then keeps them. A copy each time, so no caller can change the kept ones: [n_vocab].
+        `then` is shown the cache while it holds the window's keys and values (a beam cache copies them)."""
         cache = self.take(window)
         try:
             if cache.logits_ids != window:
                 cache.logits, cache.logits_ids = None, None  # a failed run leaves nothing stale behind
                 cache.logits, cache.logits_ids = run_in_blocks(window, cache, forward, self.sizes), window
+            if then is not None:
+                then(cache)
             return cache.logits.copy()
         finally:
             self.give_back(cache)
@@ -190,8 +194,8 @@ class BeamCache:
     windows[b] is the window row b holds: its positions [0, len(windows[b])) are valid.
     """
 
-    def __init__(self, new_cache: Callable[[], KVCache]):
-        self.new_cache = new_cache  # a window's own cache, for a level run from the start
+    def __init__(self, pool: KVPool):
+        self.pool = pool  # a level run from the start runs each window as a step would, on the pool's caches
         self.windows: list[list[int]] = []
         self.k: np.ndarray | None = None
         self.v: np.ndarray | None = None
@@ -221,24 +225,29 @@ class BeamCache:
             k, v = np.pad(k, pad), np.pad(v, pad)
         self.k, self.v = k, v
 
-    def start(self, windows: list[list[int]], caches: list[KVCache]) -> None:
-        """Keep windows whose keys and values their own caches hold, if they are as long; else keep none."""
+    def start(self, windows: list[list[int]], forward: Forward) -> np.ndarray:
+        """Run each window as a step would (the pool may hold it already), and keep their keys and values, a row
+        each, if they are as long; else keep none. The logits after each: [n_windows, n_vocab]."""
+        rows: list[tuple[np.ndarray, np.ndarray]] = []
+
+        def copy(cache: KVCache) -> None:
+            n = len(cache.logits_ids)
+            rows.append((cache.k[:, :, :n].copy(), cache.v[:, :, :n].copy()))  # [n_layer, n_head_kv, n, hd] each
+
+        logits = np.stack([self.pool.logits(w, forward, then=copy) for w in windows])
         self.windows, self.k, self.v = [], None, None
         if len({len(w) for w in windows}) == 1:
-            n = len(windows[0])
-            self.k = np.stack([c.k[:, :, :n] for c in caches], axis=1)  # [n_layer, n_beams, n_head_kv, n, hd]
-            self.v = np.stack([c.v[:, :, :n] for c in caches], axis=1)
+            self.k = np.stack([k for k, _v in rows], axis=1)  # [n_layer, n_beams, n_head_kv, n, hd]
+            self.v = np.stack([v for _k, v in rows], axis=1)
             self.windows = [list(w) for w in windows]
+        return logits
 
 
-def beam_logits(windows: list[list[int]], cache: BeamCache, forward: Forward, sizes: tuple[int, ...]) -> np.ndarray:
+def beam_logits(windows: list[list[int]], cache: BeamCache, forward: Forward) -> np.ndarray:
     """The logits after each window, by the rule in the module docstring: [n_windows, n_vocab]."""
     parents = cache.parents(windows)
     if parents is None:
-        own = [cache.new_cache() for _ in windows]
-        logits = np.stack([run_in_blocks(w, c, forward, sizes) for w, c in zip(windows, own, strict=True)])
-        cache.start(windows, own)
-        return logits
+        return cache.start(windows, forward)
     n = len(windows[0])
     cache.follow(parents, n)
     last = np.array([[w[-1]] for w in windows])  # [n_beams, 1]: each beam's new token, at position n - 1

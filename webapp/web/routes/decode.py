@@ -14,13 +14,18 @@ from ..url.state import state_model
 bp = Blueprint("decode", __name__)
 
 
+def budget_seconds() -> float:
+    """The work budget a request may ask for (serving/budget.py)."""
+    return current_app.extensions["budget"].seconds
+
+
 def page_work():
     """The page's searches for the budget, before they run (none for a bad request: the view says why)."""
     models = current_app.extensions["models"]
     try:
         state = from_query()
         model = state_model(models, state)
-        width, _penalty, n_new = decoding_view.settings(decoding_view.PAGE_NEW)
+        width, _penalty, n_new, _shortened = decoding_view.page_settings(model, state, models, budget_seconds())
     except InferenceError:
         return None
     work = decoding_view.work(model, state, width, n_new) + decoding_view.example_work(models)
@@ -32,7 +37,7 @@ def page_work():
 def decode_page():
     state = from_query()
     model = state_model(current_app.extensions["models"], state)
-    view = decoding_view.page(model, state, current_app.extensions["models"])
+    view = decoding_view.page(model, state, current_app.extensions["models"], budget_seconds())
     args = request.args.to_dict()
 
     def at(level: int) -> str:

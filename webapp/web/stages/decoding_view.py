@@ -62,6 +62,18 @@ def settings(default_new: int = 10) -> tuple[int, float, int]:
     return width, length_penalty, n_new
 
 
+def page_settings(model: LanguageModel, state: State, models, budget_seconds: float) -> tuple[int, float, int, bool]:
+    """The page's settings. Without max_new_tokens in the query: the most new tokens, up to PAGE_NEW, whose work
+    (with the example's) fits the budget, and whether that is fewer than PAGE_NEW (SmolLM2's beams cost more)."""
+    width, length_penalty, n_new = settings(PAGE_NEW)
+    if request.args.get("max_new_tokens", "").strip():
+        return width, length_penalty, n_new, False
+    extra = example_work(models).seconds
+    fits = [n for n in range(1, PAGE_NEW + 1) if work(model, state, width, n).seconds + extra <= budget_seconds]
+    n_new = max(fits, default=1)
+    return width, length_penalty, n_new, n_new < PAGE_NEW
+
+
 def work(model: LanguageModel, state: State, width: int, n_new: int) -> cost.Work:
     """The search's work, and the sampled text's steps scored again (the example's search is counted by the page)."""
     n_prompt = len(context_ids(model, encode_prompt(model, state.text_prompt)))
@@ -137,6 +149,7 @@ class DecodingPage:
     shows_example: bool  # the page is the example's own
     has_end: bool  # a text in the tree ended with the end-of-sequence token
     length_penalty_value: str  # as the form's field holds it
+    shortened: bool  # fewer new tokens than the page's default, to fit the server's work budget
 
 
 def line(model: LanguageModel, name: str, beam: decoding.Beam, length_penalty: float, best: bool = False) -> Line:
@@ -223,8 +236,8 @@ def example(models) -> Example | None:
     return Example(query=query, sentences=sentences)
 
 
-def page(model: LanguageModel, state: State, models=None) -> DecodingPage:
-    width, length_penalty, n_new = settings(PAGE_NEW)
+def page(model: LanguageModel, state: State, models=None, budget_seconds: float = float("inf")) -> DecodingPage:
+    width, length_penalty, n_new, shortened = page_settings(model, state, models or {}, budget_seconds)
     prompt_ids = context_ids(model, encode_prompt(model, state.text_prompt))
     search = decoding.beam_search(model, prompt_ids, width, n_new, length_penalty, eos_id=model.eos_id)
     greedy = decoding.greedy(model, prompt_ids, n_new, eos_id=model.eos_id)
@@ -253,4 +266,4 @@ def page(model: LanguageModel, state: State, models=None) -> DecodingPage:
                         and state.text_prompt == shown.query["prompt"] and width == EXAMPLE["width"]
                         and n_new == EXAMPLE["max_new_tokens"],
                         has_end=any(c.fate == "finished" for lvl in search.levels for c in lvl.candidates),
-                        length_penalty_value=f"{length_penalty:g}")
+                        length_penalty_value=f"{length_penalty:g}", shortened=shortened)
