@@ -4,7 +4,8 @@ room: the projector after the class voted and the teacher revealed (1280x720), a
     .venv/bin/python scripts/screenshot.py [--chromium /usr/bin/chromium]
 
 Serves the app on a free loopback port (its rooms in a temporary store), drives it in headless Chromium
-and writes docs/screenshot.png, docs/room-projector.png and docs/room-phone.png.
+and writes docs/screenshot.png, docs/room-projector.png and docs/room-phone.png, and the other figures the
+README shows (a lesson, the class's own model, greedy and beam search).
 """
 
 from __future__ import annotations
@@ -160,6 +161,19 @@ def class_model(browser, url: str) -> None:
     projector.screenshot(path=str(ROOT / "docs" / "class-model.png"))
 
 
+def decoding(browser, url: str) -> None:
+    """The decoding page's example (greedy's first token loses) on the projector, its second step, and the phone
+    opened on the last step shown."""
+    example = "/decode?prompt=We+had&width=2&max_new_tokens=3"
+    projector = browser.new_page(viewport={"width": 1280, "height": 720}, reduced_motion="reduce")
+    projector.goto(url + example + "&present=1&level=2")
+    projector.screenshot(path=str(ROOT / "docs" / "decode-projector.png"))
+    phone = browser.new_page(viewport={"width": 390, "height": 844}, reduced_motion="reduce")
+    phone.goto(url + example)
+    phone.locator(".decode-tree").scroll_into_view_if_needed()
+    phone.screenshot(path=str(ROOT / "docs" / "decode-phone.png"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chromium", default="/usr/bin/chromium", help="the browser to drive")
@@ -178,6 +192,7 @@ def main() -> None:
                 class_room(browser, url)
                 lesson(browser, url)
                 class_model(browser, url)
+                decoding(browser, url)
                 browser.close()
         finally:
             server.terminate()
