@@ -26,7 +26,8 @@ called with the window's ids it is the reference, and the app calls it with a KV
 ids. A text with an empty prompt starts with `<|endoftext|>` (start_id), the mark between training
 documents: the step puts it first at every step (step.context_ids), and an empty context reads as it
 too; a file that asks for a BOS token gets it before every window instead. Reading the weights from
-a GGUF file is machinery/llama_gguf.py.
+a GGUF file is machinery/llama_gguf.py. Beam search (decoding.py) runs its beams as the rows of one call,
+ids [n_rows, n_seq]: the rows share every matrix product, and each attends to its own keys and values.
 
 Float32 throughout: every scalar below is a Python float, as a NumPy float64 scalar would turn the
 float32 activations into float64 and every matrix product after it ten times slower.

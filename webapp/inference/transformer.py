@@ -17,7 +17,9 @@ A text with an empty prompt starts with `<p>` (start_id), as texts start a parag
 the step puts it first at every step (step.context_ids), and an empty context reads as it too (the
 bigram does the same).
 
-Left out on purpose: batches of prompts, dropout, and anything else only training needs.
+Beam search (decoding.py) runs its beams as the rows of one call, ids [n_rows, n_seq], each row attending to
+its own keys and values. Left out on purpose: batches of prompts of different lengths (padding), dropout, and
+anything else only training needs.
 """
 
 from __future__ import annotations
