@@ -120,3 +120,16 @@ def test_without_max_new_tokens_the_page_takes_as_many_as_the_work_budget_allows
     asked = tight.get(f"/decode?{urlencode({**query, 'max_new_tokens': '6'})}")
     assert asked.status_code == 422  # asked for, not shortened: refused as any request beyond the budget
     assert "more would take" not in page(client=app.test_client(), **{"width": "8"})
+
+
+def test_a_search_beyond_the_budget_says_to_ask_for_fewer_tokens_or_a_narrower_beam(app, tmp_path):
+    from webapp.web import create_app
+
+    tight = create_app({"TESTING": True, "MODELS": app.extensions["models"], "WORK_BUDGET_SECONDS": 0.001,
+                        "ROOM_STORE": f"sqlite:///{tmp_path / 'rooms.sqlite3'}"}).test_client()
+    for path in ("/decode", "/api/decode"):
+        answer = tight.get(f"{path}?{urlencode({**QUERY, 'model': 'austen-transformer', 'max_new_tokens': '20'})}")
+        assert answer.status_code == 422
+        assert "Ask for fewer new tokens or a narrower beam" in unescape(answer.get_data(as_text=True))
+    step = tight.get("/?prompt=It+is&model=austen-transformer")
+    assert step.status_code == 422 and "Shorten the prompt" in unescape(step.get_data(as_text=True))

@@ -123,7 +123,13 @@ def describe(seconds: float) -> str:
     return _("about %(n)s s", n=fixed(seconds, 1) if seconds < 10 else thousands(round(seconds)))
 
 
-def refuse(work: cost.Work, what: str, budget: Budget) -> None:
+def refuse(work: cost.Work, what: str, budget: Budget, search: bool = False) -> None:
+    """A 422 that says what the request asked for, and what to change (a search: its width and length)."""
+    if search:
+        abort(422, description=_(
+            "This screen would run %(what)s, %(work)s of computing; the server's limit for one request is %(limit)s. "
+            "Ask for fewer new tokens or a narrower beam, or choose a smaller model.",
+            what=what, work=describe(work.seconds), limit=describe(budget.seconds)))
     abort(422, description=_(
         "This screen would run %(what)s, %(work)s of computing; the server's limit for one request is %(limit)s. "
         "Shorten the prompt or the text (Back), or choose a smaller model.",
@@ -182,7 +188,7 @@ def register(app: Flask) -> None:
         work, what = estimate
         g.estimate = work.seconds
         if work.seconds > budget.seconds:
-            refuse(work, what, budget)
+            refuse(work, what, budget, search=policy.work is Work.DECODE)
         if work.seconds > budget.heavy_seconds:
             if not slots.acquire(blocking=False):
                 abort(503, description=_("The server is busy with another long computation; try again in a moment."))
