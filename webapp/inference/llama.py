@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bpe import BPETokenizer
-from .machinery.kvcache import BeamCache, KVCache, KVPool, beam_logits
+from .machinery.kvcache import BeamCache, BeamsTogether, KVCache, KVPool
 from .model import Inside, LanguageModel
 from .transformer import attention, causal_mask
 
@@ -208,7 +208,7 @@ def head(x: np.ndarray, params: dict, c: LlamaConfig) -> np.ndarray:
     return rms_norm(x, params["output_norm"], c.norm_eps) @ params["output"]  # [n, n_embd] @ [n_embd, n_vocab]
 
 
-class LlamaModel(LanguageModel):
+class LlamaModel(BeamsTogether, LanguageModel):
     """A llama-architecture decoder from GGUF weights: logits from the last n_ctx ids."""
 
     def __init__(
@@ -256,16 +256,6 @@ class LlamaModel(LanguageModel):
         if cached and inside is None:
             return self._pool.logits(window, self._forward)
         return forward(self.params, window, self.config, inside=inside)[-1]
-
-    def logits_many(self, texts: Sequence[Sequence[int]], cache: BeamCache | None = None) -> np.ndarray:
-        """Logits for the token after each text: float32 [n_texts, n_vocab]; with a beam cache, texts that each
-        follow one the cache kept run together (machinery/kvcache.py)."""
-        if cache is None:
-            return super().logits_many(texts)
-        return beam_logits([self.context(ids) for ids in texts], cache, self._forward)
-
-    def beam_cache(self) -> BeamCache:
-        return BeamCache(self._pool)
 
     def _forward(self, ids: list[int], start: int, cache: KVCache, n_logits: int) -> np.ndarray:
         return forward(self.params, ids, self.config, start, cache, n_logits=n_logits)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .machinery.kvcache import BeamCache, KVCache, KVPool, beam_logits
+from .machinery.kvcache import BeamCache, BeamsTogether, KVCache, KVPool
 from .machinery.weights import unflatten
 from .model import Inside, LanguageModel
 from .sampling import softmax
@@ -158,7 +158,7 @@ def forward(
     return head(x[..., x.shape[-2] - n_logits :, :], params["wte"], params["ln_f"])  # [..., n_logits, n_vocab]
 
 
-class TransformerModel(LanguageModel):
+class TransformerModel(BeamsTogether, LanguageModel):
     """A GPT-style decoder: logits from the last n_ctx ids, with a pool of KV caches."""
 
     def __init__(
@@ -203,16 +203,6 @@ class TransformerModel(LanguageModel):
         if cached and inside is None:
             return self._pool.logits(window, self._forward)
         return forward(self.params, window, self.n_head, inside=inside)[-1]
-
-    def logits_many(self, texts: Sequence[Sequence[int]], cache: BeamCache | None = None) -> np.ndarray:
-        """Logits for the token after each text: float32 [n_texts, n_vocab]; with a beam cache, texts that each
-        follow one the cache kept run together (machinery/kvcache.py)."""
-        if cache is None:
-            return super().logits_many(texts)
-        return beam_logits([self.context(ids) for ids in texts], cache, self._forward)
-
-    def beam_cache(self) -> BeamCache:
-        return BeamCache(self._pool)
 
     def _forward(self, ids: list[int], start: int, cache: KVCache, n_logits: int) -> np.ndarray:
         return forward(self.params, ids, self.n_head, start, cache, n_logits=n_logits)

@@ -48,7 +48,7 @@ start, as the stepper would.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -254,6 +254,21 @@ def beam_logits(windows: list[list[int]], cache: BeamCache, forward: Forward) ->
     logits = forward(last, n - 1, cache, 1)[:, -1]  # [n_beams, n_vocab]
     cache.windows = [list(w) for w in windows]
     return logits
+
+
+class BeamsTogether:
+    """What a model with a KV pool (`_pool`) and a forward pass bound to its weights (`_forward`) adds to a
+    LanguageModel: beam search's texts run together on a beam cache."""
+
+    def logits_many(self, texts: Sequence[Sequence[int]], cache: BeamCache | None = None) -> np.ndarray:
+        """Logits for the token after each text: float32 [n_texts, n_vocab]; with a beam cache, texts that each
+        follow one the cache kept run together (beam_logits)."""
+        if cache is None:
+            return super().logits_many(texts)
+        return beam_logits([self.context(ids) for ids in texts], cache, self._forward)
+
+    def beam_cache(self) -> BeamCache:
+        return BeamCache(self._pool)
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
