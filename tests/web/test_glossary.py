@@ -81,3 +81,13 @@ def test_an_unknown_word_as_the_answer_is_explained_where_it_is_picked(client, m
     assert GLOSSARY["unk"].definition.replace("<", "&lt;").replace(">", "&gt;") in page
     other = client.get("/?prompt=It+is&ids=21&guide=0").get_data(as_text=True)
     assert 'class="unk-answer"' not in other
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_decoding_page_defines_its_words_in_the_page_language(client, lang):
+    page = client.get(f"/decode?prompt=It+is&width=2&max_new_tokens=2&lang={lang}").get_data(as_text=True)
+    found = defined_terms(page)
+    po = catalog(lang) if lang != "en" else None
+    for name in ("greedy", "beam_search", "log_probability", "length_penalty"):
+        english = GLOSSARY[name].definition
+        assert (po.get(english).string if po else english) in found, (lang, name)

@@ -120,6 +120,27 @@ GLOSSARY: dict[str, Entry] = {
         N_("residual stream"),
         N_("A token's running list of numbers: every layer reads it and adds its own result to it."),
     ),
+    # the decoding page (/decode)
+    "greedy": Entry(
+        N_("greedy decoding"),
+        N_("Writing a text by taking, at every step, the single most probable next token, without looking "
+           "further ahead."),
+    ),
+    "beam_search": Entry(
+        N_("beam search"),
+        N_("Keeping the few most probable texts so far (the beams), following each of them one token further, "
+           "and keeping the best few again. It looks further ahead than greedy decoding."),
+    ),
+    "log_probability": Entry(
+        N_("log-probability"),
+        N_("The logarithm of a probability: 0 for something certain, more negative the less likely it is. Adding "
+           "log-probabilities is multiplying probabilities, so a text's is the sum of its tokens'."),
+    ),
+    "length_penalty": Entry(
+        N_("length penalty"),
+        N_("A number a: a text's score is its log-probability divided by its length to the power a. Without it "
+           "(a = 0) short texts win, as every token makes the sum more negative."),
+    ),
 }
 
 
