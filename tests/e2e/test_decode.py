@@ -99,6 +99,11 @@ def test_a_phone_in_german_without_javascript_opens_on_the_step_shown_and_its_fo
     box = page.locator(".decode-tree").bounding_box()
     last = page.locator(".decode-tree g.decode-node").last.bounding_box()
     assert box["x"] <= last["x"] and last["x"] + last["width"] <= box["x"] + box["width"], "the step shown is in view"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, "only the tree's own box scrolls sideways"
+    overlaps = page.locator(".decode-tree g.decode-node").evaluate_all("""gs => gs.filter(g => {
+        const [label, total] = [...g.querySelectorAll('text')].map(t => t.getBoundingClientRect());
+        return label.right > total.left - 2; }).length""")
+    assert overlaps == 0, "a node's token runs into its total"
     page.get_by_label("Strahlbreite").select_option("3")
     page.get_by_role("button", name="Suchen").click()
     expect(page).to_have_url(re.compile(r"width=3"))

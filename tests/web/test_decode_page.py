@@ -133,3 +133,16 @@ def test_a_search_beyond_the_budget_says_to_ask_for_fewer_tokens_or_a_narrower_b
         assert "Ask for fewer new tokens or a narrower beam" in unescape(answer.get_data(as_text=True))
     step = tight.get("/?prompt=It+is&model=austen-transformer")
     assert step.status_code == 422 and "Shorten the prompt" in unescape(step.get_data(as_text=True))
+
+
+def test_a_long_token_is_cut_in_its_node_so_that_it_never_runs_into_the_total(app):
+    from webapp.inference.class_bigram import ClassBigram
+    from webapp.inference.decoding import beam_search
+    from webapp.web.stages.decoding_view import LABEL_CHARS, tree
+
+    model = ClassBigram.build(["we saw antidisestablishmentarianism .", "we saw it ."])
+    search = beam_search(model, [model.start_id], 2, 3)
+    with app.test_request_context("/decode"):
+        labels = [node.label for node in tree(model, search, 3).nodes]
+    assert "antidisesta…" in labels and "it" in labels
+    assert max(len(label) for label in labels) <= LABEL_CHARS

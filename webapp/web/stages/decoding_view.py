@@ -31,6 +31,7 @@ COLUMN = 170  # the tree's geometry, in SVG units
 ROW = 26
 NODE_W = 150
 NODE_H = 22
+LABEL_CHARS = 12  # a node's token, cut with "…" beyond this, so that it never runs into the total beside it
 
 
 def number(name: str, kind, default):
@@ -169,7 +170,11 @@ def scored(model: LanguageModel, prompt_ids: list[int], ids: tuple[int, ...]) ->
 def tree(model: LanguageModel, search: decoding.Search, level: int, first: int = 0) -> Tree:
     """Levels first.. up to `level` as columns of nodes, each candidate placed under the beam it follows. The first
     column is the prompt, or, from a later level, the beams that level started from ("… deal")."""
-    label = model.tokenizer.token_text
+
+    def label(token_id: int) -> str:
+        text = model.tokenizer.token_text(token_id)
+        return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
     if first == 0:
         starts = [(0, (), _("the prompt"), "0")]
     else:
