@@ -1,5 +1,6 @@
-/* Lessons played alone: PageUp / PageDown (what a presentation clicker sends) go to the previous / next screen;
-   "Print the worksheet" prints. Everything here also works without JavaScript, by its links. */
+/* Lessons played alone: PageUp / PageDown (what a presentation clicker sends) go to the previous / next screen
+   (the decoding page's tree: to its previous / next step); "Print the worksheet" prints. Everything here also
+   works without JavaScript, by its links. */
 (function () {
   "use strict";
   document.addEventListener("keydown", function (event) {

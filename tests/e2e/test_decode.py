@@ -84,6 +84,11 @@ def test_the_projector_fits_the_steps_shown_in_type_the_back_row_reads(
         font = 13 * scale  # the SVG's type is 13 units
         assert font >= 18, f"the tree's type is {font:.1f} px"
         assert not page.locator(".decode-lead").is_visible()  # the projector keeps the figures
+    page.keyboard.press("PageDown")  # what a presentation clicker sends
+    expect(page.locator("#tree-heading")).to_have_text("The tree of beams: step 6 of 6")
+    for level in (5, 4):
+        page.keyboard.press("PageUp")
+        expect(page.locator("#tree-heading")).to_have_text(f"The tree of beams: step {level} of 6")
     save_screenshot(page, "decode-projector")
     context.close()
 
