@@ -65,10 +65,14 @@ def test_each_beam_gets_its_own_texts_logits_sliding_window_included(tiny, promp
             np.testing.assert_allclose(row, expected, rtol=0, atol=1e-4)
 
 
-def test_the_first_level_is_the_steppers_bit_for_bit(tiny, austen):
-    for model in (tiny[0], austen):
-        prompt = list(range(3, 9))
-        assert np.array_equal(model.logits_many([prompt], model.beam_cache())[0], model.logits(prompt))
+def test_the_first_level_is_the_steppers_bit_for_bit(tiny, austen, tmp_path):
+    path = tmp_path / "tiny.gguf"
+    write_tiny_gguf(path, tied=True, quantise_embedding=True)
+    steppers = (llama_gguf.from_gguf(path, "tiny", n_ctx=N_CTX, block=4), load_model(MODELS_DIR / "austen-transformer"))
+    for model, stepper in zip((tiny[0], austen), steppers, strict=True):  # the same weights, their own KV pools
+        for prompt in (list(range(3, 9)), list(range(2, 21))):  # the llama's blocks of 4 and 2, then single positions
+            expected = stepper.logits(prompt)
+            assert np.array_equal(model.logits_many([prompt], model.beam_cache())[0], expected)
 
 
 @pytest.mark.parametrize("seed", range(4))

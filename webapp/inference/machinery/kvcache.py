@@ -32,17 +32,18 @@ and gives it back when done; the least recently used beyond the pool's size are 
 also keeps the logits of the last window it ran, so a screen asked again (Back, then Step) costs
 nothing.
 
-Beam search (decoding.py) asks for several windows at once, each its parent's window and one token
-more. A beam cache keeps the keys and values of one search's beams, a row each: the first level (the
-prompt) runs as a step does, on the pool (which may hold it already, and keeps it for greedy decoding or
-the stepper), so its logits are the stepper's; at every later level each row starts
-as a copy of its parent's row (where the prefix is the same, so are the keys and values), and the new
-positions of all the beams run as one batch, a row each, at the same position, reading the weights
-once for them all. Those positions are computed one at a time rather than in the stepper's blocks, so
-a beam's logits agree with the stepper's to float32 rounding, not bit for bit; they depend only on the
-search (its prompt and settings), never on what was cached before. A level whose windows are not each
-a kept row's and one token more (the window has slid, every position moved) runs each window from the
-start, as the stepper would.
+Beam search (decoding.py) asks for several windows at once, each its parent's window and one token more.
+A beam cache keeps the keys and values of one search's beams, a row each: the first level (the prompt)
+runs as a step does, on the pool (which may hold it already, and keeps it for greedy decoding or the
+stepper), so its logits are the stepper's; at every later level each row starts as a copy of its
+parent's row (where the prefix is the same, so are the keys and values), and the new positions of all
+the beams run as one batch, a row each, at the same position: one matrix product per weight matrix for
+them all (NumPy's product for a few rows costs about what as many single rows cost, so the saving is in
+the shared positions not run again). Those positions are computed one at a time rather than in the
+stepper's blocks, so a beam's logits agree with the stepper's to float32 rounding, not bit for bit; they
+depend only on the search (its prompt and settings), never on what was cached before. A level whose
+windows are not each a kept row's and one token more (the window has slid, every position moved) runs
+each window from the start, as the stepper would.
 """
 
 from __future__ import annotations

@@ -241,8 +241,9 @@ def example(models) -> Example | None:
     return Example(query=query, sentences=sentences)
 
 
-def page(model: LanguageModel, state: State, models=None, budget_seconds: float = float("inf")) -> DecodingPage:
-    width, length_penalty, n_new, shortened = page_settings(model, state, models or {}, budget_seconds)
+def page(model: LanguageModel, state: State, models, budget_seconds: float) -> DecodingPage:
+    """The page for the model and state; `models` for the guide's example, `budget_seconds` for its default length."""
+    width, length_penalty, n_new, shortened = page_settings(model, state, models, budget_seconds)
     prompt_ids = context_ids(model, encode_prompt(model, state.text_prompt))
     search = decoding.beam_search(model, prompt_ids, width, n_new, length_penalty, eos_id=model.eos_id)
     greedy = decoding.greedy(model, prompt_ids, n_new, eos_id=model.eos_id)
@@ -256,13 +257,13 @@ def page(model: LanguageModel, state: State, models=None, budget_seconds: float 
     if state.ids:
         lines.append(line(model, _("Sampled (the stepper's text)"), scored(model, prompt_ids, state.ids),
                           length_penalty))
-    shown = example(models) if models is not None else None
+    shown = example(models)
     best = search.best
     worked = _("Greedy's text: %(greedy)s = %(g_total)s. Beam search's best: %(best)s = %(b_total)s. The best "
                "beam's text is %(factor)s times as probable as greedy's (e to the power of the difference).",
                greedy=sum_of(greedy.log_probs), g_total=fixed(greedy.total, 3),
                best=sum_of(best.log_probs), b_total=fixed(best.total, 3),
-               factor=fixed(2.718281828459045 ** (best.total - greedy.total), 2))
+               factor=fixed(math.exp(best.total - greedy.total), 2))
     return DecodingPage(lines=tuple(lines), level=level,
                         tree=tree(model, search, level, max(0, level - PRESENT_LEVELS) if state.present else 0),
                         n_levels=len(search.levels), width=width, length_penalty=fixed(length_penalty, 2),
