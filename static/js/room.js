@@ -212,10 +212,52 @@
 
   // The student's own part, asked for within a moment (spread out, so that the class does not ask at once).
   function askMe(m) {
-    window.setTimeout(function () {
-      htmx.ajax("GET", m.dataset.roomMe, { source: m, target: "#me", swap: "outerHTML" });
-    }, ME_DELAY_MS * Math.random());
+    window.setTimeout(function () { askMeNow(m); }, ME_DELAY_MS * Math.random());
   }
+
+  function askMeNow(m) {
+    if (main() === m) htmx.ajax("GET", m.dataset.roomMe, { source: m, target: "#me", swap: "outerHTML" });
+  }
+
+  // An answer with the student's own part says their vote as the server had it when it was asked. A vote sent
+  // since, or one still on its way then, or a new round, makes it out of date: shown, it would mark the vote
+  // before on the ballot. It is not shown, and the part is asked for again once no vote is on its way.
+  var votesOnTheirWay = 0;
+  var meChanges = 0; // votes sent and rounds begun on this page
+  var meAsked = new WeakMap(); // a request for the student's part: meChanges when it was sent, or -1 if a vote was on its way
+  var meWanted = null; // the page whose part was out of date, asked for again when no vote is on its way
+
+  function meOutOfDate() { meChanges += 1; }
+
+  function askMeWhenVotesAnswered() {
+    if (!meWanted || votesOnTheirWay) return;
+    var m = meWanted;
+    meWanted = null;
+    askMeNow(m);
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var detail = event.detail;
+    var path = detail.pathInfo && detail.pathInfo.requestPath;
+    if (path && VOTE_PATH.test(path)) {
+      votesOnTheirWay += 1;
+      meOutOfDate();
+      detail.xhr.addEventListener("loadend", function () {
+        votesOnTheirWay -= 1;
+        askMeWhenVotesAnswered();
+      });
+    } else if (detail.target && detail.target.id === "me") {
+      meAsked.set(detail.xhr, votesOnTheirWay ? -1 : meChanges);
+    }
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var detail = event.detail;
+    if (!detail.target || detail.target.id !== "me" || !meAsked.has(detail.xhr)) return;
+    if (meAsked.get(detail.xhr) === meChanges) return;
+    detail.shouldSwap = false;
+    meWanted = main();
+    askMeWhenVotesAnswered();
+  });
 
   // The student's vote marked on the ballot, as the server marks it on a page it sends: after a vote sent with
   // htmx (a button, or a typed word that is one of the buttons' tokens), the line that says it names its id.
@@ -300,6 +342,7 @@
           // A round the teacher left and came back to opens again with its votes: the student's may be among them.
           var again = /-open$/.test(newRound) && number <= highest;
           round = newRound;
+          meOutOfDate();
           highest = Math.max(highest, number);
           if (!again) resetMyVote(newRound);
           // The record can wait a moment: the reveal's screens come first for the whole class.
