@@ -110,7 +110,9 @@ def test_a_students_vote_is_pressed_and_a_refusal_goes_when_a_vote_gets_through(
     expect(cleo.locator('#ballot button.ballot-token[aria-pressed="true"]')).to_have_text(now)
 
 
-def test_a_students_record_asked_before_their_vote_does_not_undo_it(browser: Browser, room_server: Server) -> None:
+def test_a_students_record_asked_before_their_vote_does_not_undo_it(
+    browser: Browser, room_server: Server, save_screenshot
+) -> None:
     """The student's record, asked for after a reveal and answered late (a slow network) once they have voted on
     the next step, is out of date: it is not shown over the vote, and is asked for again."""
     url = room_server.url
@@ -143,3 +145,4 @@ def test_a_students_record_asked_before_their_vote_does_not_undo_it(browser: Bro
     expect(dara.locator("#me")).to_contain_text("Your vote on this step")
     expect(tokens.nth(2)).to_have_attribute("aria-pressed", "true")
     expect(dara.locator('#ballot button.ballot-token[aria-pressed="true"]')).to_have_count(1)
+    save_screenshot(dara, "room-student-phone-record-late")

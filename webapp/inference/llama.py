@@ -132,21 +132,21 @@ def gqa(
     n_rows = rows_of[0] if rows_of else 1
     n, hd, group = x.shape[0] // n_rows, c.head_dim, c.n_head // c.n_head_kv
     n_qk = c.n_head + c.n_head_kv
-    qkv = x @ b["attn_qkv"]  # [n, n_embd] @ [n_embd, (n_head + 2 n_head_kv) hd]: Q, K and V in one product
-    qk = rope(qkv[:, : n_qk * hd].reshape(*rows_of, n, n_qk, hd), turns)  # [n, n_head + n_head_kv, hd]
-    q = qk[..., : c.n_head, :].swapaxes(-3, -2)  # [n_head, n, hd]
-    k = qk[..., c.n_head :, :].swapaxes(-3, -2)  # [n_head_kv, n, hd]
-    v = qkv[:, n_qk * hd :].reshape(*rows_of, n, c.n_head_kv, hd).swapaxes(-3, -2)  # [n_head_kv, n, hd]
+    qkv = x @ b["attn_qkv"]  # [n_rows n, n_embd] @ [n_embd, (n_head + 2 n_head_kv) hd]: Q, K and V in one product
+    qk = rope(qkv[:, : n_qk * hd].reshape(*rows_of, n, n_qk, hd), turns)  # [..., n, n_head + n_head_kv, hd]
+    q = qk[..., : c.n_head, :].swapaxes(-3, -2)  # [..., n_head, n, hd] (... is n_rows, when there are rows)
+    k = qk[..., c.n_head :, :].swapaxes(-3, -2)  # [..., n_head_kv, n, hd]
+    v = qkv[:, n_qk * hd :].reshape(*rows_of, n, c.n_head_kv, hd).swapaxes(-3, -2)  # [..., n_head_kv, n, hd]
     if cache is not None:
-        k, v = cache.extend(layer, start, k, v)  # [n_head_kv, start + n, hd]: the cached positions, then these
-    queries = q.reshape(*rows_of, c.n_head_kv, group * n, hd)  # [n_head_kv, group n, hd]: a group's queries as one
-    heads, weights = attention(queries, k, v, mask)  # [n_head_kv, group n, hd]
+        k, v = cache.extend(layer, start, k, v)  # [..., n_head_kv, start + n, hd]: the cached positions, then these
+    queries = q.reshape(*rows_of, c.n_head_kv, group * n, hd)  # [..., n_head_kv, group n, hd]: a group's as one
+    heads, weights = attention(queries, k, v, mask)  # [..., n_head_kv, group n, hd]
     if inside is not None:
         inside.queries.append(q)
         inside.keys.append(k)
         inside.attention.append(weights.reshape(c.n_head, n, start + n))
     merged = heads.reshape(*rows_of, c.n_head, n, hd).swapaxes(-3, -2).reshape(n_rows * n, c.n_head * hd)
-    return merged @ b["attn_output"]  # [n, n_embd]
+    return merged @ b["attn_output"]  # [n_rows n, n_embd]
 
 
 def group_mask(n: int, start: int, c: LlamaConfig) -> np.ndarray | None:
@@ -186,21 +186,21 @@ def forward(
     ids = np.asarray(ids)
     rows_of, n_seq = ids.shape[:-1], ids.shape[-1]  # rows_of: () for one text, (n_rows,) for several
     n_rows = rows_of[0] if rows_of else 1
-    x = params["token_embd"][ids.reshape(-1)]  # [n_seq, n_embd]; rows of texts one after the other
+    x = params["token_embd"][ids.reshape(-1)]  # [n_rows n_seq, n_embd]: the rows' texts one after the other
     turns = rope_turns(np.arange(start, start + n_seq), c.rope_dim, c.rope_base)  # the positions' angles
     mask = group_mask(n_seq, start, c)  # [group n_seq, start + n_seq], or None
     if inside is not None:
         inside.residual.append(x)
     for layer, b in enumerate(params["blocks"]):
         h = rms_norm(x, b["attn_norm"], c.norm_eps)
-        x = x + gqa(h, b, c, turns, start, mask, cache, layer, inside, rows_of)  # [n_seq, n_embd]
+        x = x + gqa(h, b, c, turns, start, mask, cache, layer, inside, rows_of)  # [n_rows n_seq, n_embd]
         x = x + swiglu(rms_norm(x, b["ffn_norm"], c.norm_eps), b, c)
         if inside is not None:
             inside.residual.append(x)
     n_embd = x.shape[-1]
     last = x.reshape(n_rows, n_seq, n_embd)[:, n_seq - n_logits :].reshape(n_rows * n_logits, n_embd)  # each text's
     logits = head(last, params, c)  # [n_rows n_logits, n_vocab]
-    return logits.reshape(*rows_of, n_logits, logits.shape[-1])  # [n_logits, n_vocab]
+    return logits.reshape(*rows_of, n_logits, logits.shape[-1])  # [..., n_logits, n_vocab]
 
 
 def head(x: np.ndarray, params: dict, c: LlamaConfig) -> np.ndarray:

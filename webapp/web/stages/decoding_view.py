@@ -237,8 +237,7 @@ def example(models) -> Example | None:
           total_g=fixed(g.total, 3), diff=fixed(b.total - g.total, 3), factor=fixed(math.exp(b.total - g.total), 1),
           best=words(model, b), greedy=words(model, g)),
     )
-    query = {"model": model.name, "prompt": EXAMPLE["prompt"], "width": str(width), "max_new_tokens": str(n_new)}
-    return Example(query=query, sentences=sentences)
+    return Example(query={k: str(v) for k, v in EXAMPLE.items()}, sentences=sentences)
 
 
 def page(model: LanguageModel, state: State, models, budget_seconds: float) -> DecodingPage:
@@ -264,12 +263,11 @@ def page(model: LanguageModel, state: State, models, budget_seconds: float) -> D
                greedy=sum_of(greedy.log_probs), g_total=fixed(greedy.total, 3),
                best=sum_of(best.log_probs), b_total=fixed(best.total, 3),
                factor=fixed(math.exp(best.total - greedy.total), 2))
+    these = {"model": model.name, "prompt": state.text_prompt, "width": width, "max_new_tokens": n_new}
     return DecodingPage(lines=tuple(lines), level=level,
                         tree=tree(model, search, level, max(0, level - PRESENT_LEVELS) if state.present else 0),
                         n_levels=len(search.levels), width=width, length_penalty=fixed(length_penalty, 2),
                         n_new=n_new, worked=worked, example=shown,
-                        shows_example=shown is not None and model.name == shown.query["model"]
-                        and state.text_prompt == shown.query["prompt"] and width == EXAMPLE["width"]
-                        and n_new == EXAMPLE["max_new_tokens"],
+                        shows_example=shown is not None and these == EXAMPLE,
                         has_end=any(c.fate == "finished" for lvl in search.levels for c in lvl.candidates),
                         length_penalty_value=f"{length_penalty:g}", shortened=shortened)
